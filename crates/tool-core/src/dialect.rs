@@ -1,0 +1,1 @@
+//! Provider schema dialects (placeholder until implemented).

@@ -1,0 +1,518 @@
+//! Errors: the recoverable [`ToolError`] a model reads, the fatal [`FatalToolError`] that ends a
+//! run, the [`ToolFailure`] a tool returns (either of the two), and [`ToolDefError`] for a tool
+//! that is defined wrongly.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of a recoverable tool error, as the model and the event log see it.
+///
+/// The names are Inspect's `ToolCallError.type` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The arguments could not be parsed, validated or converted.
+    Parsing,
+    /// The call did not finish in time.
+    Timeout,
+    /// Bytes could not be decoded as text.
+    UnicodeDecode,
+    /// The operating system refused access.
+    Permission,
+    /// A file was not found.
+    FileNotFound,
+    /// A path named a directory where a file was expected.
+    IsADirectory,
+    /// A limit (message, token, time, output, …) was exceeded inside the call.
+    Limit,
+    /// The call was not approved.
+    Approval,
+    /// The call was cancelled before it finished.
+    Cancelled,
+    /// The sandbox the tool runs in is not available.
+    SandboxUnavailable,
+    /// Any other error the tool reported.
+    Unknown,
+    /// Legacy: output over a limit (kept so old logs deserialize).
+    OutputLimit,
+}
+
+impl ToolErrorKind {
+    /// The snake_case name (`"file_not_found"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolErrorKind::Parsing => "parsing",
+            ToolErrorKind::Timeout => "timeout",
+            ToolErrorKind::UnicodeDecode => "unicode_decode",
+            ToolErrorKind::Permission => "permission",
+            ToolErrorKind::FileNotFound => "file_not_found",
+            ToolErrorKind::IsADirectory => "is_a_directory",
+            ToolErrorKind::Limit => "limit",
+            ToolErrorKind::Approval => "approval",
+            ToolErrorKind::Cancelled => "cancelled",
+            ToolErrorKind::SandboxUnavailable => "sandbox_unavailable",
+            ToolErrorKind::Unknown => "unknown",
+            ToolErrorKind::OutputLimit => "output_limit",
+        }
+    }
+}
+
+impl fmt::Display for ToolErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A recoverable tool error: it goes back to the model as the tool's result, and the run goes on.
+///
+/// Construct one with the kind-specific constructors, which produce the exact texts a model
+/// sees; [`ToolError::new`] is the catch-all `unknown` kind.
+///
+/// ```
+/// use actuator_tool_core::{ToolError, ToolErrorKind};
+/// let err = ToolError::new("The index is being rebuilt; try again in a minute.");
+/// assert_eq!(err.kind(), ToolErrorKind::Unknown);
+/// assert_eq!(ToolError::timeout().message(), "Command timed out before completing.");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: String,
+    /// Output produced before the failure (a timed-out command's partial output), shown to the
+    /// model as the tool message content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+}
+
+/// Formats a limit the way Inspect does: integers with thousands separators, floats with two
+/// decimals (`1,000`, `60.00`).
+pub fn format_limit(value: f64) -> String {
+    let is_int = value.fract() == 0.0 && value.abs() < 1e15;
+    let text = if is_int {
+        format!("{}", value as i64)
+    } else {
+        format!("{value:.2}")
+    };
+    let (sign, rest) = match text.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", text.as_str()),
+    };
+    let (int_part, frac_part) = match rest.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (rest, None),
+    };
+    let mut grouped = String::with_capacity(int_part.len() + int_part.len() / 3);
+    for (i, ch) in int_part.chars().enumerate() {
+        if i > 0 && (int_part.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    match frac_part {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+impl ToolError {
+    /// An `unknown`-kind error with the given message: the general "this did not work" a tool
+    /// reports to the model (Inspect's `ToolError(message)`).
+    pub fn new(message: impl Into<String>) -> Self {
+        Self::with_kind(ToolErrorKind::Unknown, message)
+    }
+
+    /// An error of any kind with the given message.
+    pub fn with_kind(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        ToolError {
+            kind,
+            message: message.into(),
+            output: None,
+        }
+    }
+
+    /// A `parsing` error: the arguments could not be parsed or converted.
+    pub fn parsing(message: impl Into<String>) -> Self {
+        Self::with_kind(ToolErrorKind::Parsing, message)
+    }
+
+    /// A `timeout` error: `Command timed out before completing.`
+    pub fn timeout() -> Self {
+        Self::with_kind(ToolErrorKind::Timeout, "Command timed out before completing.")
+    }
+
+    /// An `unicode_decode` error: `Error decoding bytes to {encoding}: {reason}`.
+    pub fn unicode_decode(encoding: &str, reason: &str) -> Self {
+        Self::with_kind(
+            ToolErrorKind::UnicodeDecode,
+            format!("Error decoding bytes to {encoding}: {reason}"),
+        )
+    }
+
+    /// A `parsing` error for an argument with an embedded NUL byte.
+    pub fn embedded_null_byte(function: &str) -> Self {
+        Self::parsing(format!(
+            "An argument to tool '{function}' contained an embedded null byte."
+        ))
+    }
+
+    /// A `sandbox_unavailable` error with the sandbox's own message.
+    pub fn sandbox_unavailable(message: impl Into<String>) -> Self {
+        Self::with_kind(ToolErrorKind::SandboxUnavailable, message)
+    }
+
+    /// A `permission` error: `{reason}.` plus ` Filename '{filename}'.` when a file is named
+    /// (`Permission denied. Filename '/etc/x'.`).
+    pub fn permission(reason: &str, filename: Option<&str>) -> Self {
+        Self::with_kind(ToolErrorKind::Permission, with_filename(reason, filename))
+    }
+
+    /// A `file_not_found` error: `File '{filename}' was not found.`, or the bare reason when no
+    /// file is named.
+    pub fn file_not_found(reason: &str, filename: Option<&str>) -> Self {
+        let message = match filename {
+            Some(f) => format!("File '{f}' was not found."),
+            None => reason.to_owned(),
+        };
+        Self::with_kind(ToolErrorKind::FileNotFound, message)
+    }
+
+    /// An `is_a_directory` error: `{reason}.` plus ` Filename '{filename}'.` when a file is named.
+    pub fn is_a_directory(reason: &str, filename: Option<&str>) -> Self {
+        Self::with_kind(ToolErrorKind::IsADirectory, with_filename(reason, filename))
+    }
+
+    /// A `limit` error: `The tool exceeded its {kind} limit of {limit}.`
+    ///
+    /// ```
+    /// use actuator_tool_core::ToolError;
+    /// assert_eq!(ToolError::limit("message", 10.0).message(), "The tool exceeded its message limit of 10.");
+    /// assert_eq!(ToolError::limit("time", 60.5).message(), "The tool exceeded its time limit of 60.50.");
+    /// ```
+    pub fn limit(limit_kind: &str, limit: f64) -> Self {
+        Self::with_kind(
+            ToolErrorKind::Limit,
+            format!(
+                "The tool exceeded its {limit_kind} limit of {}.",
+                format_limit(limit)
+            ),
+        )
+    }
+
+    /// A `limit` error for output: `The tool exceeded its output limit of {limit}.`, keeping the
+    /// output produced so far.
+    pub fn output_limit(limit: u64, truncated_output: Option<String>) -> Self {
+        let mut err = Self::limit("output", limit as f64);
+        err.output = truncated_output;
+        err
+    }
+
+    /// An `approval` error with the approver's explanation, or `Tool call not approved.`
+    pub fn approval(explanation: Option<&str>) -> Self {
+        Self::with_kind(
+            ToolErrorKind::Approval,
+            explanation.unwrap_or("Tool call not approved."),
+        )
+    }
+
+    /// A `cancelled` error with the given message.
+    pub fn cancelled(message: impl Into<String>) -> Self {
+        Self::with_kind(ToolErrorKind::Cancelled, message)
+    }
+
+    /// Attaches output produced before the failure; the model sees it as the tool's content.
+    #[must_use]
+    pub fn with_output(mut self, output: impl Into<String>) -> Self {
+        self.output = Some(output.into());
+        self
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The message the model sees.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Output produced before the failure, if any.
+    pub fn output(&self) -> Option<&str> {
+        self.output.as_deref()
+    }
+}
+
+fn with_filename(reason: &str, filename: Option<&str>) -> String {
+    match filename {
+        Some(f) => format!("{reason}. Filename '{f}'."),
+        None => format!("{reason}."),
+    }
+}
+
+/// The operating system's reason for an I/O error without Rust's ` (os error N)` suffix.
+fn io_reason(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error ") {
+        Some(pos) => text[..pos].to_owned(),
+        None => text,
+    }
+}
+
+impl From<io::Error> for ToolError {
+    /// Maps I/O errors to the kinds a model can act on: `NotFound` → `file_not_found`,
+    /// `PermissionDenied` → `permission`, `IsADirectory` → `is_a_directory`, `TimedOut` →
+    /// `timeout`, `InvalidData` from UTF-8 decoding → `unicode_decode`; anything else →
+    /// `unknown` with the error's text. Use [`IoErrorExt::with_path`] to name the file.
+    fn from(err: io::Error) -> Self {
+        let (path, inner) = match err
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<PathIoError>())
+        {
+            Some(p) => (Some(p.path.clone()), p.source.as_ref()),
+            None => (None, &err),
+        };
+        let reason = io_reason(inner);
+        let path = path.as_deref();
+        match inner.kind() {
+            io::ErrorKind::NotFound => ToolError::file_not_found(&reason, path),
+            io::ErrorKind::PermissionDenied => ToolError::permission(&reason, path),
+            io::ErrorKind::IsADirectory => ToolError::is_a_directory(&reason, path),
+            io::ErrorKind::TimedOut => ToolError::timeout(),
+            io::ErrorKind::InvalidData if is_utf8_error(inner) => {
+                ToolError::unicode_decode("utf-8", &utf8_reason(inner))
+            }
+            _ => ToolError::new(reason),
+        }
+    }
+}
+
+fn utf8_source(err: &io::Error) -> Option<&(dyn std::error::Error + 'static)> {
+    let inner = err.get_ref()?;
+    if inner.is::<std::str::Utf8Error>() || inner.is::<std::string::FromUtf8Error>() {
+        return Some(inner);
+    }
+    None
+}
+
+fn is_utf8_error(err: &io::Error) -> bool {
+    utf8_source(err).is_some() || err.to_string().contains("valid UTF-8")
+}
+
+fn utf8_reason(err: &io::Error) -> String {
+    let utf8 = utf8_source(err)
+        .and_then(|e| e.downcast_ref::<std::str::Utf8Error>().copied())
+        .or_else(|| {
+            utf8_source(err)
+                .and_then(|e| e.downcast_ref::<std::string::FromUtf8Error>())
+                .map(|e| e.utf8_error())
+        });
+    match utf8 {
+        // Python's wording for the two cases a UTF-8 decoder distinguishes.
+        Some(e) if e.error_len().is_none() => "unexpected end of data".to_owned(),
+        Some(_) => "invalid start byte".to_owned(),
+        None => "invalid utf-8".to_owned(),
+    }
+}
+
+/// An I/O error that knows which path it was about, so the model is told the file name.
+#[derive(Debug)]
+struct PathIoError {
+    path: String,
+    source: io::Error,
+}
+
+impl fmt::Display for PathIoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.source)
+    }
+}
+
+impl std::error::Error for PathIoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Attaches a path to an [`io::Error`] so that its [`ToolError`] names the file.
+///
+/// ```
+/// use actuator_tool_core::{IoErrorExt, ToolError};
+/// let err = std::fs::read_to_string("/no/such/file").with_path("/no/such/file").unwrap_err();
+/// assert_eq!(ToolError::from(err).message(), "File '/no/such/file' was not found.");
+/// ```
+pub trait IoErrorExt<T> {
+    /// Records `path` on the error, keeping its kind.
+    fn with_path(self, path: impl AsRef<std::path::Path>) -> Result<T, io::Error>;
+}
+
+impl<T> IoErrorExt<T> for Result<T, io::Error> {
+    fn with_path(self, path: impl AsRef<std::path::Path>) -> Result<T, io::Error> {
+        self.map_err(|source| {
+            let kind = source.kind();
+            io::Error::new(
+                kind,
+                PathIoError {
+                    path: path.as_ref().display().to_string(),
+                    source,
+                },
+            )
+        })
+    }
+}
+
+/// A fatal failure: the tool (or the machinery around it) cannot go on, and the run must end.
+///
+/// The executor cancels the call's parallel siblings, skips later calls and returns this error to
+/// the caller, instead of showing it to the model. A panic inside a tool becomes one of these.
+///
+/// ```
+/// use actuator_tool_core::FatalToolError;
+/// let err = FatalToolError::msg("database connection lost");
+/// assert_eq!(err.to_string(), "database connection lost");
+/// ```
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct FatalToolError {
+    message: String,
+    panicked: bool,
+    #[source]
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl FatalToolError {
+    /// A fatal error with a message.
+    pub fn msg(message: impl Into<String>) -> Self {
+        FatalToolError {
+            message: message.into(),
+            panicked: false,
+            source: None,
+        }
+    }
+
+    /// A fatal error wrapping another error; the message is the error's text.
+    pub fn new(err: impl std::error::Error + Send + Sync + 'static) -> Self {
+        FatalToolError {
+            message: err.to_string(),
+            panicked: false,
+            source: Some(Arc::new(err)),
+        }
+    }
+
+    /// A fatal error for a tool that panicked, with the panic's message.
+    pub fn panic(message: impl Into<String>) -> Self {
+        FatalToolError {
+            message: message.into(),
+            panicked: true,
+            source: None,
+        }
+    }
+
+    /// Whether the tool panicked.
+    pub fn is_panic(&self) -> bool {
+        self.panicked
+    }
+}
+
+/// What a tool returns when it does not succeed: either a recoverable [`ToolError`] the model
+/// reads, or a [`FatalToolError`] that ends the run.
+///
+/// Both convert with `?`, so a tool body picks the path by the error it propagates:
+///
+/// ```
+/// use actuator_tool_core::{FatalToolError, ToolError, ToolFailure};
+///
+/// fn lookup(id: u32, db_up: bool) -> Result<String, ToolFailure> {
+///     if !db_up {
+///         Err(FatalToolError::msg("database is down"))?; // ends the run
+///     }
+///     if id == 0 {
+///         Err(ToolError::new("No record with id 0."))?; // the model reads this and retries
+///     }
+///     Ok(format!("record {id}"))
+/// }
+/// assert!(lookup(0, true).unwrap_err().is_recoverable());
+/// assert!(!lookup(1, false).unwrap_err().is_recoverable());
+/// ```
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ToolFailure {
+    /// Goes back to the model as the tool's result.
+    #[error(transparent)]
+    Recoverable(#[from] ToolError),
+    /// Ends the run.
+    #[error(transparent)]
+    Fatal(#[from] FatalToolError),
+}
+
+impl ToolFailure {
+    /// Whether the model should see this failure (and the run go on).
+    pub fn is_recoverable(&self) -> bool {
+        matches!(self, ToolFailure::Recoverable(_))
+    }
+}
+
+impl From<io::Error> for ToolFailure {
+    fn from(err: io::Error) -> Self {
+        ToolFailure::Recoverable(err.into())
+    }
+}
+
+/// A tool defined wrongly: reported when the tool is built, before any model sees it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolDefError {
+    /// The name does not match `^[a-zA-Z0-9_-]{1,64}$`.
+    #[error(
+        "Invalid tool name '{name}': a tool name must be 1 to 64 characters from [a-zA-Z0-9_-]."
+    )]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+    },
+    /// The tool has no description.
+    #[error("Description not provided for tool function '{name}'")]
+    MissingDescription {
+        /// The tool's name.
+        name: String,
+    },
+    /// A parameter has no description.
+    #[error("Description not provided for parameter '{param}' of function '{name}'.")]
+    MissingParamDescription {
+        /// The tool's name.
+        name: String,
+        /// The parameter without a description.
+        param: String,
+    },
+    /// An override named a parameter the tool does not have.
+    #[error("'{param}' is not a valid parameter for the target function.")]
+    UnknownParam {
+        /// The unknown parameter.
+        param: String,
+    },
+    /// The parameters schema is not a usable object schema.
+    #[error("Invalid tool parameters schema: {reason}")]
+    InvalidParameters {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two tools in one tool set have the same name.
+    #[error(
+        "Duplicate tool name '{name}': every tool offered to a model must have a distinct name."
+    )]
+    DuplicateName {
+        /// The duplicated name.
+        name: String,
+    },
+    /// The parameters schema could not be compiled into a validator.
+    #[error("The parameters schema of tool '{name}' is not valid JSON Schema: {reason}")]
+    InvalidSchema {
+        /// The tool's name.
+        name: String,
+        /// The compiler's message.
+        reason: String,
+    },
+}

@@ -1,0 +1,181 @@
+//! `ToolInfo` and `ToolParams`: what a model reads about a tool.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::ToolDefError;
+
+/// The longest tool name providers accept.
+pub const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// Checks a tool name against `^[a-zA-Z0-9_-]{1,64}$`, the charset every provider accepts.
+///
+/// ```
+/// use actuator_tool_core::validate_tool_name;
+/// assert!(validate_tool_name("read_file").is_ok());
+/// let err = validate_tool_name("read file").unwrap_err();
+/// assert!(err.to_string().contains("'read file'"));
+/// ```
+pub fn validate_tool_name(name: &str) -> Result<(), ToolDefError> {
+    let valid_chars = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if name.is_empty() || name.len() > MAX_TOOL_NAME_LEN || !valid_chars {
+        return Err(ToolDefError::InvalidName {
+            name: name.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The description of a tool offered to a model: its name, what it does, and its parameters.
+///
+/// Serializes as `{"name", "description", "parameters"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The tool's parameters as a JSON Schema object.
+    #[serde(default)]
+    pub parameters: ToolParams,
+}
+
+impl ToolInfo {
+    /// The JSON Schema of the parameters, exactly as serialized (see [`ToolParams`]).
+    pub fn parameters_schema(&self) -> Value {
+        self.parameters.to_value()
+    }
+}
+
+/// The parameters of a tool: always a closed JSON Schema object.
+///
+/// Serializes as `{"type":"object","properties":{…},"required":[…],"additionalProperties":false}`
+/// in that key order, with properties in declaration order and `required` always present.
+/// Definitions that recursive parameter types refer to (`"$ref": "#/$defs/Name"`) follow as
+/// `$defs`, only when there are any.
+///
+/// ```
+/// use actuator_tool_core::ToolParams;
+/// use serde_json::json;
+///
+/// let mut params = ToolParams::default();
+/// params.properties.insert("x".into(), json!({"type": "integer", "description": "A number."}));
+/// params.required.push("x".into());
+/// assert_eq!(
+///     serde_json::to_string(&params).unwrap(),
+///     r#"{"type":"object","properties":{"x":{"type":"integer","description":"A number."}},"required":["x"],"additionalProperties":false}"#
+/// );
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolParams {
+    /// Parameter name → JSON Schema, in declaration order.
+    pub properties: Map<String, Value>,
+    /// Names of the parameters the model must supply, in declaration order.
+    pub required: Vec<String>,
+    /// Shared definitions referred to as `#/$defs/{name}` (recursive types).
+    pub defs: Map<String, Value>,
+}
+
+impl ToolParams {
+    /// The parameter names in declaration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.properties.keys().map(String::as_str)
+    }
+
+    /// The JSON Schema of these parameters as a value.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::with_capacity(5);
+        obj.insert("type".into(), Value::from("object"));
+        obj.insert("properties".into(), Value::Object(self.properties.clone()));
+        obj.insert(
+            "required".into(),
+            Value::Array(self.required.iter().cloned().map(Value::from).collect()),
+        );
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+        if !self.defs.is_empty() {
+            obj.insert("$defs".into(), Value::Object(self.defs.clone()));
+        }
+        Value::Object(obj)
+    }
+
+    /// Reads parameters from a JSON Schema object (the inverse of [`ToolParams::to_value`]).
+    ///
+    /// Fails when the value is not an object schema (`"type": "object"` or no type) or when
+    /// `properties`/`required` are malformed.
+    pub fn from_value(value: &Value) -> Result<Self, ToolDefError> {
+        let bad = |reason: &str| ToolDefError::InvalidParameters {
+            reason: reason.to_owned(),
+        };
+        let obj = value
+            .as_object()
+            .ok_or_else(|| bad("the parameters schema must be a JSON object"))?;
+        match obj.get("type") {
+            None => {}
+            Some(Value::String(t)) if t == "object" => {}
+            Some(other) => {
+                return Err(bad(&format!(
+                    "the parameters schema must have \"type\": \"object\", found {other}"
+                )));
+            }
+        }
+        let properties = match obj.get("properties") {
+            None => Map::new(),
+            Some(Value::Object(p)) => p.clone(),
+            Some(_) => return Err(bad("\"properties\" must be an object")),
+        };
+        let required = match obj.get("required") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| bad("\"required\" must be an array of strings"))
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(bad("\"required\" must be an array of strings")),
+        };
+        for name in &required {
+            if !properties.contains_key(name) {
+                return Err(bad(&format!(
+                    "\"required\" names '{name}', which is not in \"properties\""
+                )));
+            }
+        }
+        let defs = match obj.get("$defs") {
+            None => Map::new(),
+            Some(Value::Object(d)) => d.clone(),
+            Some(_) => return Err(bad("\"$defs\" must be an object")),
+        };
+        Ok(ToolParams {
+            properties,
+            required,
+            defs,
+        })
+    }
+}
+
+impl Serialize for ToolParams {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let len = if self.defs.is_empty() { 4 } else { 5 };
+        let mut map = serializer.serialize_map(Some(len))?;
+        map.serialize_entry("type", "object")?;
+        map.serialize_entry("properties", &self.properties)?;
+        map.serialize_entry("required", &self.required)?;
+        map.serialize_entry("additionalProperties", &false)?;
+        if !self.defs.is_empty() {
+            map.serialize_entry("$defs", &self.defs)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolParams {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        ToolParams::from_value(&value).map_err(serde::de::Error::custom)
+    }
+}

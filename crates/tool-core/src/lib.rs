@@ -1,0 +1,28 @@
+//! # actuator-tool-core
+//!
+//! The tool definition layer of Actuator: everything between a typed Rust function and a
+//! validated, deserialized call.
+//!
+//! - [`ToolInfo`] / [`ToolParams`]: what a model reads about a tool.
+//! - [`ToolDef`]: a tool ready to run — its info, its options (parallel, output limit,
+//!   timeout, viewer) and its handler. Built by `#[tool]` or by hand with [`ToolDef::builder`].
+//! - [`ToolChoice`]: which tools the model may or must call.
+//! - Results ([`Content`], [`ToolOutput`], [`IntoToolOutput`]) and errors ([`ToolError`],
+//!   [`FatalToolError`], [`ToolFailure`], [`ToolDefError`]).
+//! - Argument validation against the compiled JSON Schema ([`ArgumentValidator`]) and
+//!   deserialization into typed parameters ([`ToolArgs`]).
+//! - [`truncate_tool_output`]: the envelope a model sees when output is too long.
+//! - [`dialect`]: the schema each provider accepts, with a report of what was rewritten.
+
+mod info;
+pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
+
+mod error;
+pub use error::{
+    FatalToolError, IoErrorExt, ToolDefError, ToolError, ToolErrorKind, ToolFailure, format_limit,
+};
+
+pub mod dialect;
+
+mod truncate;
+pub use truncate::{DEFAULT_MAX_OUTPUT, Truncated, truncate_tool_output};
