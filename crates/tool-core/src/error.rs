@@ -273,7 +273,7 @@ impl From<io::Error> for ToolError {
             .get_ref()
             .and_then(|e| e.downcast_ref::<PathIoError>())
         {
-            Some(p) => (Some(p.path.clone()), p.source.as_ref()),
+            Some(p) => (Some(p.path.clone()), &p.source),
             None => (None, &err),
         };
         let reason = io_reason(inner);
