@@ -142,7 +142,10 @@ impl ToolError {
 
     /// A `timeout` error: `Command timed out before completing.`
     pub fn timeout() -> Self {
-        Self::with_kind(ToolErrorKind::Timeout, "Command timed out before completing.")
+        Self::with_kind(
+            ToolErrorKind::Timeout,
+            "Command timed out before completing.",
+        )
     }
 
     /// An `unicode_decode` error: `Error decoding bytes to {encoding}: {reason}`.
@@ -269,10 +272,7 @@ impl From<io::Error> for ToolError {
     /// `timeout`, `InvalidData` from UTF-8 decoding → `unicode_decode`; anything else →
     /// `unknown` with the error's text. Use [`IoErrorExt::with_path`] to name the file.
     fn from(err: io::Error) -> Self {
-        let (path, inner) = match err
-            .get_ref()
-            .and_then(|e| e.downcast_ref::<PathIoError>())
-        {
+        let (path, inner) = match err.get_ref().and_then(|e| e.downcast_ref::<PathIoError>()) {
             Some(p) => (Some(p.path.clone()), &p.source),
             None => (None, &err),
         };
@@ -505,6 +505,12 @@ pub enum ToolDefError {
     )]
     DuplicateName {
         /// The duplicated name.
+        name: String,
+    },
+    /// A hand-built tool was given no handler.
+    #[error("Tool '{name}' has no handler: call `.handler(...)` on its builder.")]
+    MissingHandler {
+        /// The tool's name.
         name: String,
     },
     /// The parameters schema could not be compiled into a validator.

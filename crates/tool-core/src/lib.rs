@@ -22,7 +22,34 @@ pub use error::{
     FatalToolError, IoErrorExt, ToolDefError, ToolError, ToolErrorKind, ToolFailure, format_limit,
 };
 
+mod choice;
+pub use choice::ToolChoice;
+
+mod content;
+pub use content::{Content, IntoToolOutput, Json, Media, MediaSource, ToolOutput};
+
+mod validate;
+pub use validate::{ArgumentValidator, MAX_ARGUMENT_DEPTH, check_nesting_depth};
+
+mod args;
+pub use args::ToolArgs;
+
+mod schema;
+pub use schema::{ParamsBuilder, ToolParam, accepts_missing};
+
+mod view;
+pub use view::{ContentFormat, ToolCallContent, ToolCallView, ToolCallViewer};
+
+mod context;
+pub use context::{Extensions, ToolContext};
+
+mod def;
+pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolOptions, ToolSpec};
+
 pub mod dialect;
 
 mod truncate;
 pub use truncate::{DEFAULT_MAX_OUTPUT, Truncated, truncate_tool_output};
+
+#[doc(hidden)]
+pub mod __private;

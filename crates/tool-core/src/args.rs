@@ -1,0 +1,216 @@
+//! Argument deserialization: a call's JSON arguments become typed parameters via serde.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::ToolError;
+use crate::validate::py_repr;
+
+/// The arguments of one call, taken apart parameter by parameter into typed values.
+///
+/// Every failure is a `parsing` [`ToolError`] that names the parameter, never a panic:
+/// a missing required parameter gives `Required parameter {name} not provided to tool call.`
+///
+/// ```
+/// use actuator_tool_core::ToolArgs;
+/// use serde_json::json;
+///
+/// let mut args = ToolArgs::from_value(json!({"x": 2, "y": 3.0})).unwrap();
+/// let x: i64 = args.required("x").unwrap();
+/// let y: i64 = args.required("y").unwrap(); // 3.0 has no fraction: accepted as an integer
+/// let z: Option<String> = args.required("z").unwrap(); // missing Option → None
+/// let w: u8 = args.or_else("w", || 7).unwrap();
+/// assert_eq!((x, y, z, w), (2, 3, None, 7));
+/// let err = args.required::<i64>("q").unwrap_err();
+/// assert_eq!(err.message(), "Required parameter q not provided to tool call.");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolArgs {
+    map: Map<String, Value>,
+}
+
+impl ToolArgs {
+    /// Wraps an arguments object.
+    pub fn new(map: Map<String, Value>) -> Self {
+        ToolArgs { map }
+    }
+
+    /// Wraps an arguments value, which must be a JSON object (or `null`, read as no arguments).
+    pub fn from_value(value: Value) -> Result<Self, ToolError> {
+        match value {
+            Value::Object(map) => Ok(ToolArgs { map }),
+            Value::Null => Ok(ToolArgs::default()),
+            other => Err(ToolError::parsing(format!(
+                "Tool call arguments must be a JSON object, found {}",
+                py_repr(&other)
+            ))),
+        }
+    }
+
+    /// The arguments not yet taken.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.map
+    }
+
+    /// The arguments not yet taken, by value.
+    pub fn into_map(self) -> Map<String, Value> {
+        self.map
+    }
+
+    /// Takes a parameter. When it is missing, a type that accepts `null` (such as `Option<T>`)
+    /// gets that value; any other type is an error.
+    pub fn required<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
+        match self.map.remove(name) {
+            Some(value) => convert(name, value),
+            None => T::deserialize(Value::Null).map_err(|_| {
+                ToolError::parsing(format!(
+                    "Required parameter {name} not provided to tool call."
+                ))
+            }),
+        }
+    }
+
+    /// Takes a parameter, or `None` when it is missing or `null`.
+    pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, ToolError> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => convert(name, value).map(Some),
+        }
+    }
+
+    /// Takes a parameter, or computes its default when it is missing.
+    pub fn or_else<T: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        default: impl FnOnce() -> T,
+    ) -> Result<T, ToolError> {
+        match self.map.remove(name) {
+            Some(value) => convert(name, value),
+            None => Ok(default()),
+        }
+    }
+
+    /// Takes a parameter, or `T::default()` when it is missing.
+    pub fn or_default<T: DeserializeOwned + Default>(
+        &mut self,
+        name: &str,
+    ) -> Result<T, ToolError> {
+        self.or_else(name, T::default)
+    }
+
+    /// Deserializes all the arguments as one struct whose fields are the parameters.
+    pub fn into_struct<T: DeserializeOwned>(self) -> Result<T, ToolError> {
+        let value = Value::Object(self.map);
+        deserialize_lenient(&value).map_err(|e| struct_error::<T>(&e))
+    }
+}
+
+type PathError = serde_path_to_error::Error<serde_json::Error>;
+
+/// Deserializes `value`; when that fails and the value holds floats with a zero fraction, tries
+/// again with those read as integers, so that what the schema accepts as an integer (D14) the
+/// deserializer accepts too.
+fn deserialize_lenient<T: DeserializeOwned>(value: &Value) -> Result<T, PathError> {
+    let first = match serde_path_to_error::deserialize(value) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let mut normalized = value.clone();
+    if normalize_integral_floats(&mut normalized) {
+        if let Ok(v) = serde_path_to_error::deserialize(&normalized) {
+            return Ok(v);
+        }
+    }
+    Err(first)
+}
+
+/// Converts one parameter's value.
+fn convert<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, ToolError> {
+    deserialize_lenient(&value).map_err(|e| param_error::<T>(name, &e))
+}
+
+fn param_error<T>(name: &str, err: &PathError) -> ToolError {
+    let path = err.path().to_string();
+    let location = if path == "." || path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}.{path}")
+    };
+    ToolError::parsing(format!(
+        "Unable to convert argument '{location}' to {}: {}",
+        short_type_name::<T>(),
+        err.inner()
+    ))
+}
+
+fn struct_error<T>(err: &PathError) -> ToolError {
+    let message = err.inner().to_string();
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        if let Some(field) = rest.split('`').next() {
+            let path = err.path().to_string();
+            let location = if path == "." || path.is_empty() {
+                field.to_owned()
+            } else {
+                format!("{path}.{field}")
+            };
+            return ToolError::parsing(format!(
+                "Required parameter {location} not provided to tool call."
+            ));
+        }
+    }
+    let path = err.path().to_string();
+    if path == "." || path.is_empty() {
+        ToolError::parsing(format!(
+            "Unable to convert arguments to {}: {message}",
+            short_type_name::<T>()
+        ))
+    } else {
+        ToolError::parsing(format!("Unable to convert argument '{path}': {message}"))
+    }
+}
+
+/// `alloc::vec::Vec<my_crate::Foo>` → `Vec<Foo>`.
+fn short_type_name<T>() -> String {
+    let full = std::any::type_name::<T>();
+    let mut out = String::with_capacity(full.len());
+    let mut segment = String::new();
+    for ch in full.chars() {
+        if ch.is_alphanumeric() || ch == '_' || ch == ':' {
+            segment.push(ch);
+        } else {
+            out.push_str(segment.rsplit("::").next().unwrap_or(&segment));
+            segment.clear();
+            out.push(ch);
+        }
+    }
+    out.push_str(segment.rsplit("::").next().unwrap_or(&segment));
+    out
+}
+
+/// Rewrites every float with a zero fraction (within `i64`/`u64` range) as an integer; returns
+/// whether anything changed. Iterative, so deep values cannot overflow the stack.
+pub(crate) fn normalize_integral_floats(value: &mut Value) -> bool {
+    let mut changed = false;
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if n.is_f64() => {
+                if let Some(f) = n.as_f64() {
+                    if f.fract() == 0.0 && f.is_finite() {
+                        if f >= i64::MIN as f64 && f < i64::MAX as f64 {
+                            *v = Value::from(f as i64);
+                            changed = true;
+                        } else if f >= 0.0 && f < u64::MAX as f64 {
+                            *v = Value::from(f as u64);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+    changed
+}

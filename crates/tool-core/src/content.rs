@@ -1,0 +1,224 @@
+//! What tools return: [`Content`] items, the [`ToolOutput`] a call produces, and the
+//! [`IntoToolOutput`] conversion from ordinary Rust values.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{FatalToolError, ToolFailure};
+
+/// Where the bytes of a media item live.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MediaSource {
+    /// A URL the provider can fetch (`https://…`, or a `data:` URL).
+    Url {
+        /// The URL.
+        url: String,
+    },
+    /// Base64-encoded bytes.
+    Base64 {
+        /// The base64 text (no `data:` prefix).
+        data: String,
+    },
+}
+
+/// A media item: an image, audio, video or document, with its media type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Media {
+    /// Where the bytes are.
+    pub source: MediaSource,
+    /// The IANA media type (`image/png`, `application/pdf`, …).
+    pub media_type: String,
+    /// A file name to show, for documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+}
+
+/// One item of tool or message content.
+///
+/// ```
+/// use actuator_tool_core::Content;
+/// let image = Content::image_url("https://example.com/cat.png", "image/png");
+/// assert_eq!(Content::text("hi").as_text(), Some("hi"));
+/// assert!(image.as_text().is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Content {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    Image(Media),
+    /// Audio.
+    Audio(Media),
+    /// Video.
+    Video(Media),
+    /// A document (PDF, spreadsheet, …).
+    Document(Media),
+}
+
+impl Content {
+    /// A text item.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into() }
+    }
+
+    /// An image at a URL.
+    pub fn image_url(url: impl Into<String>, media_type: impl Into<String>) -> Self {
+        Content::Image(Media {
+            source: MediaSource::Url { url: url.into() },
+            media_type: media_type.into(),
+            filename: None,
+        })
+    }
+
+    /// An image from base64 data.
+    pub fn image_base64(data: impl Into<String>, media_type: impl Into<String>) -> Self {
+        Content::Image(Media {
+            source: MediaSource::Base64 { data: data.into() },
+            media_type: media_type.into(),
+            filename: None,
+        })
+    }
+
+    /// The text, when this is a text item.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text { text } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// The result of a successful tool call: plain text, or a list of content items.
+///
+/// Only text is ever truncated; content lists are passed on whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolOutput {
+    /// Text.
+    Text(String),
+    /// Content items (text, images, …).
+    Content(Vec<Content>),
+}
+
+impl ToolOutput {
+    /// The text of the output: the string itself, or the text items joined.
+    pub fn text(&self) -> String {
+        match self {
+            ToolOutput::Text(t) => t.clone(),
+            ToolOutput::Content(items) => items.iter().filter_map(Content::as_text).collect(),
+        }
+    }
+}
+
+impl Default for ToolOutput {
+    fn default() -> Self {
+        ToolOutput::Text(String::new())
+    }
+}
+
+/// Converts what a tool function returns into a [`ToolOutput`].
+///
+/// `String`/`&str` are unchanged, numbers use `Display`, `bool` is `true`/`false`, `()` is `""`,
+/// [`Content`] and `Vec<Content>` stay content, and [`serde_json::Value`] or [`Json`] become
+/// compact JSON. In `#[tool]` functions, any other `Serialize` type is rendered as compact JSON
+/// too, without a wrapper.
+///
+/// ```
+/// use actuator_tool_core::{IntoToolOutput, Json, ToolOutput};
+/// assert_eq!(3.5_f64.into_tool_output().unwrap(), ToolOutput::Text("3.5".into()));
+/// assert_eq!(true.into_tool_output().unwrap(), ToolOutput::Text("true".into()));
+/// assert_eq!(Json(vec![1, 2]).into_tool_output().unwrap(), ToolOutput::Text("[1,2]".into()));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    note = "return a String, a number, bool, (), Content, Vec<Content>, serde_json::Value, or wrap a `Serialize` value in `Json(..)`"
+)]
+pub trait IntoToolOutput {
+    /// Performs the conversion. Fails only when a value cannot be serialized (a fatal error:
+    /// the tool is broken, not the model's call).
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure>;
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Text(self))
+    }
+}
+
+impl IntoToolOutput for &str {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Text(self.to_owned()))
+    }
+}
+
+impl IntoToolOutput for std::borrow::Cow<'_, str> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Text(self.into_owned()))
+    }
+}
+
+impl IntoToolOutput for () {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Text(String::new()))
+    }
+}
+
+impl IntoToolOutput for Content {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Content(vec![self]))
+    }
+}
+
+impl IntoToolOutput for Vec<Content> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Content(self))
+    }
+}
+
+impl IntoToolOutput for serde_json::Value {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Text(self.to_string()))
+    }
+}
+
+macro_rules! display_output {
+    ($($t:ty),*) => {$(
+        impl IntoToolOutput for $t {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+                Ok(ToolOutput::Text(self.to_string()))
+            }
+        }
+    )*};
+}
+display_output!(
+    bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+);
+
+/// Wraps any `Serialize` value so that it is returned as compact JSON.
+///
+/// `#[tool]` functions do this automatically; use `Json` in generic code or hand-built tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoToolOutput for Json<T> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+        serde_json::to_string(&self.0)
+            .map(ToolOutput::Text)
+            .map_err(|e| {
+                FatalToolError::msg(format!(
+                    "The tool's result could not be serialized as JSON: {e}"
+                ))
+                .into()
+            })
+    }
+}

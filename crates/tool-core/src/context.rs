@@ -1,0 +1,78 @@
+//! [`ToolContext`]: what a handler knows about the call it serves, with typed extensions that
+//! outer layers (the executor, handoff) use to pass data without this crate knowing their types.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A map from type to one value of that type, shared cheaply (values are `Arc`ed).
+#[derive(Clone, Default)]
+pub struct Extensions {
+    map: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extensions")
+            .field("len", &self.map.len())
+            .finish()
+    }
+}
+
+impl Extensions {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores `value`, replacing any earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.map.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The stored value of type `T`.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.map.get(&TypeId::of::<T>())?.downcast_ref()
+    }
+
+    /// Removes and returns the stored value of type `T` when this map holds the only reference.
+    pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<Arc<T>> {
+        self.map
+            .remove(&TypeId::of::<T>())
+            .and_then(|v| v.downcast::<T>().ok())
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// What a handler knows about the call it serves.
+///
+/// ```
+/// use actuator_tool_core::ToolContext;
+/// let mut ctx = ToolContext::new("call_1", "add");
+/// ctx.extensions.insert(42_u32);
+/// assert_eq!(ctx.extensions.get::<u32>(), Some(&42));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ToolContext {
+    /// The id the model gave the call.
+    pub call_id: String,
+    /// The name of the tool called.
+    pub function: String,
+    /// Data from outer layers (for example, the conversation so far).
+    pub extensions: Extensions,
+}
+
+impl ToolContext {
+    /// A context for a call.
+    pub fn new(call_id: impl Into<String>, function: impl Into<String>) -> Self {
+        ToolContext {
+            call_id: call_id.into(),
+            function: function.into(),
+            extensions: Extensions::new(),
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Building [`ToolParams`] from Rust types with schemars: what `#[tool]` expands to, and what a
+//! hand-built typed tool uses.
+
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::{JsonSchema, Schema};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::info::ToolParams;
+
+/// A type that can be a tool parameter: the model's JSON is deserialized into it, and its JSON
+/// Schema is shown to the model.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this parameter's type must implement `Deserialize` and `JsonSchema`",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> ToolParam for T {}
+
+/// Builds the parameters schema of a tool, one parameter at a time, in declaration order.
+///
+/// Subschemas are inlined, except recursive types, which are kept once in `$defs`.
+///
+/// ```
+/// use actuator_tool_core::ParamsBuilder;
+/// let params = ParamsBuilder::new()
+///     .param::<i64>("x", Some("First addend."))
+///     .param::<Option<String>>("label", Some("A label."))
+///     .param_with_default("scale", Some("Scale factor."), 1.5_f64)
+///     .build();
+/// assert_eq!(params.required, vec!["x"]);
+/// assert_eq!(params.properties["scale"]["default"], 1.5);
+/// ```
+pub struct ParamsBuilder {
+    generator: SchemaGenerator,
+    params: ToolParams,
+}
+
+impl std::fmt::Debug for ParamsBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParamsBuilder")
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ParamsBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Whether a missing value is accepted by `T`'s deserializer (as `Option<T>` is): such a
+/// parameter is not required, so schema and deserializer agree.
+pub fn accepts_missing<T: DeserializeOwned>() -> bool {
+    T::deserialize(Value::Null).is_ok()
+}
+
+impl ParamsBuilder {
+    /// An empty parameter list.
+    pub fn new() -> Self {
+        let settings = SchemaSettings::draft2020_12().with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        });
+        ParamsBuilder {
+            generator: SchemaGenerator::new(settings),
+            params: ToolParams::default(),
+        }
+    }
+
+    fn schema_of<T: JsonSchema>(&mut self, description: Option<&str>) -> Value {
+        let schema: Schema = self.generator.subschema_for::<T>();
+        let mut value = schema.to_value();
+        tidy_schema(&mut value);
+        if let (Some(d), Value::Object(obj)) = (description, &mut value) {
+            obj.insert("description".into(), Value::from(d));
+        }
+        if let Value::Bool(true) = value {
+            // `serde_json::Value` and the like: any JSON value.
+            let mut obj = Map::new();
+            if let Some(d) = description {
+                obj.insert("description".into(), Value::from(d));
+            }
+            value = Value::Object(obj);
+        }
+        value
+    }
+
+    /// Adds a parameter. It is required unless its type accepts a missing value (`Option<T>`).
+    #[must_use]
+    pub fn param<T: ToolParam>(mut self, name: &str, description: Option<&str>) -> Self {
+        let schema = self.schema_of::<T>(description);
+        self.params.properties.insert(name.to_owned(), schema);
+        if !accepts_missing::<T>() {
+            self.params.required.push(name.to_owned());
+        }
+        self
+    }
+
+    /// Adds an optional parameter with a default value, shown to the model as `default`.
+    #[must_use]
+    pub fn param_with_default<T: ToolParam + Serialize>(
+        mut self,
+        name: &str,
+        description: Option<&str>,
+        default: T,
+    ) -> Self {
+        let mut schema = self.schema_of::<T>(description);
+        if let (Value::Object(obj), Ok(default)) = (&mut schema, serde_json::to_value(default)) {
+            if !default.is_null() {
+                obj.insert("default".into(), default);
+            }
+        }
+        self.params.properties.insert(name.to_owned(), schema);
+        self
+    }
+
+    /// Adds an optional parameter whose default is not shown (it is computed by the tool).
+    #[must_use]
+    pub fn param_optional<T: ToolParam>(mut self, name: &str, description: Option<&str>) -> Self {
+        let schema = self.schema_of::<T>(description);
+        self.params.properties.insert(name.to_owned(), schema);
+        self
+    }
+
+    /// Adds every field of a struct as a top-level parameter (the struct-parameter form).
+    /// Field descriptions come from the fields' doc comments.
+    #[must_use]
+    pub fn flatten<T: ToolParam>(mut self) -> Self {
+        let schema = self.schema_of::<T>(None);
+        if let Value::Object(mut obj) = schema {
+            if let Some(Value::Object(props)) = obj.remove("properties") {
+                self.params.properties.extend(props);
+            }
+            if let Some(Value::Array(required)) = obj.remove("required") {
+                self.params.required.extend(
+                    required
+                        .into_iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned)),
+                );
+            }
+        }
+        self
+    }
+
+    /// Finishes the schema, collecting the definitions of recursive types into `$defs`.
+    pub fn build(mut self) -> ToolParams {
+        let mut defs = self.generator.take_definitions(true);
+        for def in defs.values_mut() {
+            tidy_schema(def);
+        }
+        self.params.defs = defs;
+        self.params
+    }
+}
+
+/// Removes what a model does not need and states integer bounds explicitly: schemars' numeric
+/// `format`s (`int32`, `uint8`, `double`, …) are not JSON Schema formats, so the bounds they
+/// imply become `minimum`/`maximum` and the format goes. Recurses through schema keywords only,
+/// never through property names.
+fn tidy_schema(value: &mut Value) {
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        let Value::Object(obj) = v else { continue };
+        obj.remove("$schema");
+        obj.remove("title");
+        if let Some(Value::String(format)) = obj.get("format") {
+            let bounds: Option<(Option<i64>, Option<u64>)> = match format.as_str() {
+                "int8" => Some((Some(i8::MIN.into()), Some(i8::MAX as u64))),
+                "int16" => Some((Some(i16::MIN.into()), Some(i16::MAX as u64))),
+                "int32" => Some((Some(i32::MIN.into()), Some(i32::MAX as u64))),
+                "uint8" => Some((Some(0), Some(u8::MAX.into()))),
+                "uint16" => Some((Some(0), Some(u16::MAX.into()))),
+                "uint32" => Some((Some(0), Some(u32::MAX.into()))),
+                "uint64" | "uint" | "uint128" => Some((Some(0), None)),
+                "int64" | "int" | "int128" | "float" | "double" => Some((None, None)),
+                _ => None,
+            };
+            if let Some((min, max)) = bounds {
+                obj.remove("format");
+                if let Some(min) = min {
+                    obj.entry("minimum").or_insert_with(|| Value::from(min));
+                }
+                if let Some(max) = max {
+                    obj.entry("maximum").or_insert_with(|| Value::from(max));
+                }
+            }
+        }
+        for (key, child) in obj.iter_mut() {
+            match key.as_str() {
+                "properties" | "$defs" | "definitions" | "patternProperties" => {
+                    if let Value::Object(map) = child {
+                        stack.extend(map.values_mut());
+                    }
+                }
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "if"
+                | "then"
+                | "else" => {
+                    stack.push(child);
+                }
+                "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                    if let Value::Array(items) = child {
+                        stack.extend(items.iter_mut());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! Argument validation: every call's arguments are checked against the tool's compiled JSON
+//! Schema before they are deserialized, and all problems are reported to the model at once.
+
+use std::fmt::Write as _;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::paths::LocationSegment;
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+use crate::error::{ToolDefError, ToolError};
+use crate::info::ToolParams;
+
+/// The deepest argument nesting accepted; deeper arguments are a `parsing` error.
+pub const MAX_ARGUMENT_DEPTH: usize = 100;
+
+/// The longest rendering of a value inside a validation message, in characters.
+const MAX_REPR_CHARS: usize = 200;
+
+/// Checks that `value` nests at most [`MAX_ARGUMENT_DEPTH`] arrays/objects deep, without
+/// recursion (so hostile input cannot overflow the stack).
+///
+/// ```
+/// use actuator_tool_core::check_nesting_depth;
+/// let mut deep = serde_json::json!(1);
+/// for _ in 0..101 { deep = serde_json::json!([deep]); }
+/// let err = check_nesting_depth(&deep).unwrap_err();
+/// assert_eq!(
+///     err.message(),
+///     "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
+/// );
+/// ```
+pub fn check_nesting_depth(value: &Value) -> Result<(), ToolError> {
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        let depth = depth + 1;
+        if depth > MAX_ARGUMENT_DEPTH {
+            return Err(ToolError::parsing(format!(
+                "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of {MAX_ARGUMENT_DEPTH}"
+            )));
+        }
+        stack.extend(children.map(|c| (c, depth)));
+    }
+    Ok(())
+}
+
+/// A tool's compiled argument validator.
+///
+/// Compiled once per tool (a [`ToolDef`](crate::ToolDef) compiles it lazily and shares it
+/// between clones). Formats declared by parameter types (`date-time`, `date`, `uuid`, …) are
+/// enforced, and a number with a zero fraction is accepted where an integer is expected.
+#[derive(Debug, Clone)]
+pub struct ArgumentValidator {
+    validator: Validator,
+}
+
+impl ArgumentValidator {
+    /// Compiles the validator for a tool's parameters.
+    pub fn new(tool_name: &str, params: &ToolParams) -> Result<Self, ToolDefError> {
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(&params.to_value())
+            .map_err(|e| ToolDefError::InvalidSchema {
+                name: tool_name.to_owned(),
+                reason: e.to_string(),
+            })?;
+        Ok(ArgumentValidator { validator })
+    }
+
+    /// Validates a call's arguments, reporting every error as one `parsing` error:
+    ///
+    /// ```text
+    /// Found 2 validation errors parsing tool input arguments:
+    /// - x: '1' is not of type 'integer'
+    /// - y: 'y' is a required property
+    /// ```
+    ///
+    /// `arguments` is the JSON object of the call's arguments.
+    pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+        // The validator walks arguments recursively: bound the depth first.
+        check_nesting_depth(arguments)?;
+        let instance = arguments;
+        if self.validator.is_valid(instance) {
+            return Ok(());
+        }
+        let lines: Vec<String> = self
+            .validator
+            .iter_errors(instance)
+            .map(|e| format!("- {}: {}", error_path(&e), error_message(&e)))
+            .collect();
+        let n = lines.len();
+        let mut message = format!(
+            "Found {n} validation {} parsing tool input arguments:",
+            if n == 1 { "error" } else { "errors" }
+        );
+        for line in lines {
+            message.push('\n');
+            message.push_str(&line);
+        }
+        Err(ToolError::parsing(message))
+    }
+}
+
+/// Renders an instance path as `a.b[0].c`; the root is `(arguments)`. For a missing or
+/// unexpected property the property itself is named.
+fn error_path(err: &ValidationError<'_>) -> String {
+    let mut path = String::new();
+    for segment in err.instance_path().segments() {
+        match segment {
+            LocationSegment::Property(p) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&p);
+            }
+            LocationSegment::Index(i) => {
+                let _ = write!(path, "[{i}]");
+            }
+        }
+    }
+    let named = match err.kind() {
+        ValidationErrorKind::Required { property } => property.as_str().map(str::to_owned),
+        ValidationErrorKind::AdditionalProperties { unexpected } if unexpected.len() == 1 => {
+            unexpected.first().cloned()
+        }
+        _ => None,
+    };
+    if let Some(name) = named {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&name);
+    }
+    if path.is_empty() {
+        path.push_str("(arguments)");
+    }
+    path
+}
+
+/// The message for one validation error, worded as Python's `jsonschema` words it (the
+/// reference behaviour), with values rendered as Python literals.
+fn error_message(err: &ValidationError<'_>) -> String {
+    let instance = py_repr(err.instance());
+    match err.kind() {
+        ValidationErrorKind::Type { kind } => {
+            let types = match kind {
+                TypeKind::Single(t) => format!("'{t}'"),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|t| format!("'{t}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            format!("{instance} is not of type {types}")
+        }
+        ValidationErrorKind::Required { property } => {
+            format!("{} is a required property", py_repr(property))
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let names: Vec<String> = unexpected.iter().map(|n| py_str(n)).collect();
+            let verb = if names.len() == 1 { "was" } else { "were" };
+            format!(
+                "Additional properties are not allowed ({} {verb} unexpected)",
+                names.join(", ")
+            )
+        }
+        ValidationErrorKind::Enum { options } => {
+            format!("{instance} is not one of {}", py_repr(options))
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            format!("{} was expected", py_repr(expected_value))
+        }
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            let base = format!("{instance} is not valid under any of the given schemas");
+            match closest_cause(err, context) {
+                Some(cause) => format!("{base} (closest match: {cause})"),
+                None => base,
+            }
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            format!("{instance} is valid under more than one of the given schemas")
+        }
+        ValidationErrorKind::Minimum { limit } => {
+            format!("{instance} is less than the minimum of {}", py_repr(limit))
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            format!(
+                "{instance} is greater than the maximum of {}",
+                py_repr(limit)
+            )
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => format!(
+            "{instance} is less than or equal to the minimum of {}",
+            py_repr(limit)
+        ),
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!(
+            "{instance} is greater than or equal to the maximum of {}",
+            py_repr(limit)
+        ),
+        ValidationErrorKind::MinLength { limit } | ValidationErrorKind::MinItems { limit } => {
+            if *limit == 1 {
+                format!("{instance} should be non-empty")
+            } else {
+                format!("{instance} is too short")
+            }
+        }
+        ValidationErrorKind::MaxLength { limit } | ValidationErrorKind::MaxItems { limit } => {
+            if *limit == 0 {
+                format!("{instance} is expected to be empty")
+            } else {
+                format!("{instance} is too long")
+            }
+        }
+        ValidationErrorKind::Pattern { pattern } => {
+            format!("{instance} does not match {}", py_str(pattern))
+        }
+        ValidationErrorKind::Format { format } => {
+            format!("{instance} is not a {}", py_str(format))
+        }
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!("{instance} is not a multiple of {}", py_float(*multiple_of))
+        }
+        ValidationErrorKind::UniqueItems => format!("{instance} has non-unique elements"),
+        ValidationErrorKind::FalseSchema => format!("False schema does not allow {instance}"),
+        ValidationErrorKind::MinProperties { .. } => {
+            format!("{instance} does not have enough properties")
+        }
+        ValidationErrorKind::MaxProperties { .. } => {
+            format!("{instance} has too many properties")
+        }
+        _ => err.to_string(),
+    }
+}
+
+/// Picks the alternative of a failed `anyOf`/`oneOf` that came closest to matching and names
+/// its first problem. An alternative whose type matched beats one whose type did not; then the
+/// one with the fewest errors wins.
+fn closest_cause(
+    parent: &ValidationError<'_>,
+    context: &[Vec<ValidationError<'static>>],
+) -> Option<String> {
+    let parent_depth = parent.instance_path().segments().count();
+    let score = |errors: &Vec<ValidationError<'static>>| {
+        let wrong_type = errors.iter().any(|e| {
+            matches!(e.kind(), ValidationErrorKind::Type { .. })
+                && e.instance_path().segments().count() == parent_depth
+        });
+        (wrong_type, errors.len())
+    };
+    let best = context
+        .iter()
+        .filter(|errors| !errors.is_empty())
+        .min_by_key(|errors| score(errors))?;
+    // Alternatives that all fail on type alone give no useful hint.
+    if score(best).0 && context.len() > 1 {
+        return None;
+    }
+    let first = best.first()?;
+    let message = error_message(first);
+    let depth = first.instance_path().segments().count();
+    if depth > parent_depth {
+        Some(format!("{}: {message}", error_path(first)))
+    } else {
+        Some(message)
+    }
+}
+
+/// A Python `repr`-style rendering of a JSON value, capped in length.
+pub(crate) fn py_repr(value: &Value) -> String {
+    let mut out = String::new();
+    write_py(&mut out, value);
+    if out.chars().count() > MAX_REPR_CHARS {
+        let cut: String = out.chars().take(MAX_REPR_CHARS).collect();
+        return format!("{cut}...");
+    }
+    out
+}
+
+fn write_py(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => {
+                let _ = write!(out, "{i}");
+            }
+            (_, Some(u), _) => {
+                let _ = write!(out, "{u}");
+            }
+            (_, _, Some(f)) => out.push_str(&py_float(f)),
+            _ => out.push_str(&n.to_string()),
+        },
+        Value::String(s) => out.push_str(&py_str(s)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_py(out, item);
+                if out.len() > MAX_REPR_CHARS * 4 {
+                    break;
+                }
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&py_str(k));
+                out.push_str(": ");
+                write_py(out, v);
+                if out.len() > MAX_REPR_CHARS * 4 {
+                    break;
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn py_float(f: f64) -> String {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+/// A Python `repr` of a string: single quotes unless the text contains `'` and no `"`.
+fn py_str(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len().min(MAX_REPR_CHARS) + 2);
+    out.push(quote);
+    for (count, ch) in s.chars().enumerate() {
+        if count >= MAX_REPR_CHARS {
+            break;
+        }
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c == '\x7f' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn py_repr_matches_python() {
+        assert_eq!(py_repr(&json!("1")), "'1'");
+        assert_eq!(py_repr(&json!(null)), "None");
+        assert_eq!(py_repr(&json!(1.5)), "1.5");
+        assert_eq!(py_repr(&json!(1.0)), "1.0");
+        assert_eq!(py_repr(&json!(["fast", "exact"])), "['fast', 'exact']");
+        assert_eq!(py_repr(&json!({"a": [1, "x"]})), "{'a': [1, 'x']}");
+        assert_eq!(py_repr(&json!("it's")), "\"it's\"");
+        assert_eq!(py_repr(&json!(true)), "True");
+    }
+}
