@@ -57,20 +57,31 @@ pub fn check_nesting_depth(value: &Value) -> Result<(), ToolError> {
 #[derive(Debug, Clone)]
 pub struct ArgumentValidator {
     validator: Validator,
+    /// The root schema's keywords in order: errors are reported in this order, as the
+    /// reference (which walks the schema's keywords in order) reports them.
+    keyword_order: Vec<String>,
 }
 
 impl ArgumentValidator {
     /// Compiles the validator for a tool's parameters.
     pub fn new(tool_name: &str, params: &ToolParams) -> Result<Self, ToolDefError> {
+        let schema = params.to_value();
         let validator = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
-            .build(&params.to_value())
+            .build(&schema)
             .map_err(|e| ToolDefError::InvalidSchema {
                 name: tool_name.to_owned(),
                 reason: e.to_string(),
             })?;
-        Ok(ArgumentValidator { validator })
+        let keyword_order = schema
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        Ok(ArgumentValidator {
+            validator,
+            keyword_order,
+        })
     }
 
     /// Validates a call's arguments, reporting every error as one `parsing` error:
@@ -89,10 +100,16 @@ impl ArgumentValidator {
         if self.validator.is_valid(instance) {
             return Ok(());
         }
-        let lines: Vec<String> = self
-            .validator
-            .iter_errors(instance)
-            .map(|e| format!("- {}: {}", error_path(&e), error_message(&e)))
+        let mut errors: Vec<ValidationError<'_>> = self.validator.iter_errors(instance).collect();
+        errors.sort_by_key(|e| {
+            let keyword = e.schema_path().segments().next().map(|s| s.to_string());
+            keyword
+                .and_then(|k| self.keyword_order.iter().position(|o| *o == k))
+                .unwrap_or(usize::MAX)
+        });
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|e| format!("- {}: {}", error_path(e), error_message(e)))
             .collect();
         let n = lines.len();
         let mut message = format!(
