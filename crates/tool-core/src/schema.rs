@@ -168,6 +168,9 @@ fn tidy_schema(value: &mut Value) {
         let Value::Object(obj) = v else { continue };
         obj.remove("$schema");
         obj.remove("title");
+        // Sets deduplicate on deserialization, so duplicates are accepted: a schema that
+        // rejected them would be stricter than the deserializer.
+        obj.remove("uniqueItems");
         if let Some(Value::String(format)) = obj.get("format") {
             let bounds: Option<(Option<i64>, Option<u64>)> = match format.as_str() {
                 "int8" => Some((Some(i8::MIN.into()), Some(i8::MAX as u64))),
@@ -176,8 +179,10 @@ fn tidy_schema(value: &mut Value) {
                 "uint8" => Some((Some(0), Some(u8::MAX.into()))),
                 "uint16" => Some((Some(0), Some(u16::MAX.into()))),
                 "uint32" => Some((Some(0), Some(u32::MAX.into()))),
-                "uint64" | "uint" | "uint128" => Some((Some(0), None)),
-                "int64" | "int" | "int128" | "float" | "double" => Some((None, None)),
+                "int64" | "int" => Some((Some(i64::MIN), Some(i64::MAX as u64))),
+                "uint64" | "uint" => Some((Some(0), Some(u64::MAX))),
+                "uint128" => Some((Some(0), None)),
+                "int128" | "float" | "double" => Some((None, None)),
                 _ => None,
             };
             if let Some((min, max)) = bounds {
