@@ -57,6 +57,18 @@ pub enum Content {
     Video(Media),
     /// A document (PDF, spreadsheet, …).
     Document(Media),
+    /// A model's reasoning, kept so it can be replayed to the provider that produced it.
+    /// Tool results never carry reasoning: it is dropped from them.
+    Reasoning {
+        /// The reasoning text (empty when redacted).
+        reasoning: String,
+        /// The provider's signature over the reasoning, when it gives one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+        /// Whether the provider redacted the text.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        redacted: bool,
+    },
 }
 
 impl Content {
@@ -81,6 +93,20 @@ impl Content {
             media_type: media_type.into(),
             filename: None,
         })
+    }
+
+    /// A reasoning item.
+    pub fn reasoning(text: impl Into<String>) -> Self {
+        Content::Reasoning {
+            reasoning: text.into(),
+            signature: None,
+            redacted: false,
+        }
+    }
+
+    /// Whether this is a reasoning item.
+    pub fn is_reasoning(&self) -> bool {
+        matches!(self, Content::Reasoning { .. })
     }
 
     /// The text, when this is a text item.
@@ -175,13 +201,16 @@ impl IntoToolOutput for () {
 
 impl IntoToolOutput for Content {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Content(vec![self]))
+        vec![self].into_tool_output()
     }
 }
 
 impl IntoToolOutput for Vec<Content> {
+    /// Reasoning items are dropped: a tool result carries only text and media.
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Content(self))
+        Ok(ToolOutput::Content(
+            self.into_iter().filter(|c| !c.is_reasoning()).collect(),
+        ))
     }
 }
 

@@ -1,0 +1,341 @@
+//! Chat messages.
+
+use actuator_tool_core::{Content, ToolErrorKind, ToolOutput};
+use serde::{Deserialize, Serialize};
+
+use crate::tool_call::ToolCall;
+
+/// A new unique message or call id.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// Where a message came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageSource {
+    /// Part of the task's input.
+    Input,
+    /// Produced by a model generation.
+    Generate,
+}
+
+/// Message content: a string, or a list of content items.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MessageContent {
+    /// Plain text.
+    Text(String),
+    /// Content items (text, images, reasoning, …).
+    Parts(Vec<Content>),
+}
+
+impl Default for MessageContent {
+    fn default() -> Self {
+        MessageContent::Text(String::new())
+    }
+}
+
+impl MessageContent {
+    /// The text: the string itself, or the text items concatenated (reasoning excluded).
+    pub fn text(&self) -> String {
+        match self {
+            MessageContent::Text(t) => t.clone(),
+            MessageContent::Parts(parts) => parts.iter().filter_map(Content::as_text).collect(),
+        }
+    }
+
+    /// Whether there is no content at all.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            MessageContent::Text(t) => t.is_empty(),
+            MessageContent::Parts(p) => p.is_empty(),
+        }
+    }
+}
+
+impl From<String> for MessageContent {
+    fn from(t: String) -> Self {
+        MessageContent::Text(t)
+    }
+}
+
+impl From<&str> for MessageContent {
+    fn from(t: &str) -> Self {
+        MessageContent::Text(t.to_owned())
+    }
+}
+
+impl From<Vec<Content>> for MessageContent {
+    fn from(parts: Vec<Content>) -> Self {
+        MessageContent::Parts(parts)
+    }
+}
+
+impl From<ToolOutput> for MessageContent {
+    fn from(out: ToolOutput) -> Self {
+        match out {
+            ToolOutput::Text(t) => MessageContent::Text(t),
+            ToolOutput::Content(c) => MessageContent::Parts(c),
+        }
+    }
+}
+
+/// The error a tool call produced, as recorded on its tool message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallError {
+    /// The kind (`parsing`, `timeout`, …).
+    #[serde(rename = "type")]
+    pub kind: ToolErrorKind,
+    /// The message the model sees.
+    pub message: String,
+}
+
+impl From<&actuator_tool_core::ToolError> for ToolCallError {
+    fn from(e: &actuator_tool_core::ToolError) -> Self {
+        ToolCallError {
+            kind: e.kind(),
+            message: e.message().to_owned(),
+        }
+    }
+}
+
+/// A system message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessageSystem {
+    /// Unique id.
+    #[serde(default = "new_id")]
+    pub id: String,
+    /// The content.
+    pub content: MessageContent,
+    /// Where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<MessageSource>,
+}
+
+/// A user message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessageUser {
+    /// Unique id.
+    #[serde(default = "new_id")]
+    pub id: String,
+    /// The content.
+    pub content: MessageContent,
+    /// Where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<MessageSource>,
+}
+
+/// An assistant (model) message, with the tool calls it makes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessageAssistant {
+    /// Unique id.
+    #[serde(default = "new_id")]
+    pub id: String,
+    /// The content.
+    pub content: MessageContent,
+    /// Where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<MessageSource>,
+    /// The tool calls the model made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ToolCall>>,
+    /// The model that wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl ChatMessageAssistant {
+    /// An assistant message with text and no tool calls.
+    pub fn new(content: impl Into<MessageContent>) -> Self {
+        ChatMessageAssistant {
+            id: new_id(),
+            content: content.into(),
+            source: Some(MessageSource::Generate),
+            tool_calls: None,
+            model: None,
+        }
+    }
+
+    /// The tool calls (empty when there are none).
+    pub fn calls(&self) -> &[ToolCall] {
+        self.tool_calls.as_deref().unwrap_or_default()
+    }
+}
+
+/// A tool message: the result of one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessageTool {
+    /// Unique id.
+    #[serde(default = "new_id")]
+    pub id: String,
+    /// The result content.
+    pub content: MessageContent,
+    /// Where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<MessageSource>,
+    /// The id of the call this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// The tool called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// The error, when the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolCallError>,
+}
+
+/// One message of a conversation.
+///
+/// Serializes with a `role` tag: `{"role": "user", "id": …, "content": …}`.
+///
+/// ```
+/// use actuator_model::ChatMessage;
+/// let m = ChatMessage::user("What is 2 + 3?");
+/// assert_eq!(m.text(), "What is 2 + 3?");
+/// let json = serde_json::to_value(&m).unwrap();
+/// assert_eq!(json["role"], "user");
+/// let back: ChatMessage = serde_json::from_value(json).unwrap();
+/// assert_eq!(back, m);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    /// A system message.
+    System(ChatMessageSystem),
+    /// A user message.
+    User(ChatMessageUser),
+    /// An assistant message.
+    Assistant(ChatMessageAssistant),
+    /// A tool result.
+    Tool(ChatMessageTool),
+}
+
+impl ChatMessage {
+    /// A system message.
+    pub fn system(content: impl Into<MessageContent>) -> Self {
+        ChatMessage::System(ChatMessageSystem {
+            id: new_id(),
+            content: content.into(),
+            source: None,
+        })
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<MessageContent>) -> Self {
+        ChatMessage::User(ChatMessageUser {
+            id: new_id(),
+            content: content.into(),
+            source: None,
+        })
+    }
+
+    /// An assistant message with text and no tool calls.
+    pub fn assistant(content: impl Into<MessageContent>) -> Self {
+        ChatMessage::Assistant(ChatMessageAssistant::new(content))
+    }
+
+    /// A tool result for a call.
+    pub fn tool(
+        content: impl Into<MessageContent>,
+        tool_call_id: impl Into<String>,
+        function: impl Into<String>,
+        error: Option<ToolCallError>,
+    ) -> Self {
+        ChatMessage::Tool(ChatMessageTool {
+            id: new_id(),
+            content: content.into(),
+            source: None,
+            tool_call_id: Some(tool_call_id.into()),
+            function: Some(function.into()),
+            error,
+        })
+    }
+
+    /// The unique id.
+    pub fn id(&self) -> &str {
+        match self {
+            ChatMessage::System(m) => &m.id,
+            ChatMessage::User(m) => &m.id,
+            ChatMessage::Assistant(m) => &m.id,
+            ChatMessage::Tool(m) => &m.id,
+        }
+    }
+
+    /// The content.
+    pub fn content(&self) -> &MessageContent {
+        match self {
+            ChatMessage::System(m) => &m.content,
+            ChatMessage::User(m) => &m.content,
+            ChatMessage::Assistant(m) => &m.content,
+            ChatMessage::Tool(m) => &m.content,
+        }
+    }
+
+    /// The content, mutably.
+    pub fn content_mut(&mut self) -> &mut MessageContent {
+        match self {
+            ChatMessage::System(m) => &mut m.content,
+            ChatMessage::User(m) => &mut m.content,
+            ChatMessage::Assistant(m) => &mut m.content,
+            ChatMessage::Tool(m) => &mut m.content,
+        }
+    }
+
+    /// Where the message came from.
+    pub fn source(&self) -> Option<MessageSource> {
+        match self {
+            ChatMessage::System(m) => m.source,
+            ChatMessage::User(m) => m.source,
+            ChatMessage::Assistant(m) => m.source,
+            ChatMessage::Tool(m) => m.source,
+        }
+    }
+
+    /// Sets where the message came from.
+    pub fn set_source(&mut self, source: Option<MessageSource>) {
+        match self {
+            ChatMessage::System(m) => m.source = source,
+            ChatMessage::User(m) => m.source = source,
+            ChatMessage::Assistant(m) => m.source = source,
+            ChatMessage::Tool(m) => m.source = source,
+        }
+    }
+
+    /// The text of the content (text items concatenated).
+    pub fn text(&self) -> String {
+        self.content().text()
+    }
+
+    /// The role name: `system`, `user`, `assistant` or `tool`.
+    pub fn role(&self) -> &'static str {
+        match self {
+            ChatMessage::System(_) => "system",
+            ChatMessage::User(_) => "user",
+            ChatMessage::Assistant(_) => "assistant",
+            ChatMessage::Tool(_) => "tool",
+        }
+    }
+
+    /// The assistant message, if this is one.
+    pub fn as_assistant(&self) -> Option<&ChatMessageAssistant> {
+        match self {
+            ChatMessage::Assistant(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The tool message, if this is one.
+    pub fn as_tool(&self) -> Option<&ChatMessageTool> {
+        match self {
+            ChatMessage::Tool(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl From<ChatMessageAssistant> for ChatMessage {
+    fn from(m: ChatMessageAssistant) -> Self {
+        ChatMessage::Assistant(m)
+    }
+}

@@ -1,0 +1,307 @@
+//! The [`Model`] trait, the tool-choice rules applied before a generation, and the test
+//! models that ship with the library.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use actuator_tool_core::{ToolChoice, ToolInfo};
+
+use crate::config::GenerateConfig;
+use crate::message::ChatMessage;
+use crate::output::ModelOutput;
+
+/// A boxed, sendable future borrowing for `'a`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A generation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A scripted model was asked for more outputs than it was given.
+    #[error(
+        "The scripted model has no output left: generation {call} was requested but only {scripted} output(s) were scripted. Add more outputs to the script."
+    )]
+    ScriptExhausted {
+        /// Which generation (1-based) was requested.
+        call: usize,
+        /// How many outputs were scripted.
+        scripted: usize,
+    },
+    /// The provider returned an error.
+    #[error("The model provider returned an error: {message}")]
+    Provider {
+        /// The provider's message.
+        message: String,
+        /// Whether retrying may succeed.
+        retryable: bool,
+    },
+    /// Any other failure.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A language model: generates the next assistant message from a conversation and the tools on
+/// offer. Object-safe, so agents hold `Arc<dyn Model>`.
+///
+/// Tools are passed as `Arc<ToolInfo>` so that offering them each turn copies nothing.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a Model",
+    note = "implement `actuator_model::Model` (name + generate), or use `ScriptedModel` / `FunctionModel` in tests"
+)]
+pub trait Model: Send + Sync {
+    /// The model's name (recorded on its messages).
+    fn name(&self) -> &str;
+
+    /// Generates the next output. Callers apply the tool choice first (see [`generate`]), so
+    /// `tools` is exactly what the model may call.
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>>;
+
+    /// The model's context window in tokens, when known.
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
+
+    /// An estimate of the tokens `messages` take: about four characters a token. Providers
+    /// with a real tokenizer override it.
+    fn count_tokens(&self, messages: &[ChatMessage]) -> u64 {
+        estimate_tokens(messages)
+    }
+}
+
+/// About four characters a token, plus a few tokens of overhead per message.
+pub fn estimate_tokens(messages: &[ChatMessage]) -> u64 {
+    messages
+        .iter()
+        .map(|m| {
+            let mut chars = m.text().chars().count();
+            if let Some(a) = m.as_assistant() {
+                for call in a.calls() {
+                    chars += call.function.len()
+                        + serde_json::to_string(&call.arguments).map_or(0, |s| s.len());
+                }
+            }
+            (chars as u64).div_ceil(4) + 4
+        })
+        .sum()
+}
+
+/// Applies a tool choice to the tools on offer (§1.4): `Function(name)` offers only that
+/// tool; `None`, or nothing left to offer, offers none and makes the choice `None`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_model::resolve_tool_choice;
+/// use actuator_tool_core::{ToolChoice, ToolInfo, ToolParams};
+/// let info = |n: &str| Arc::new(ToolInfo { name: n.into(), description: "d".into(), parameters: ToolParams::default() });
+/// let tools = vec![info("a"), info("b")];
+/// let (offered, choice) = resolve_tool_choice(&tools, &ToolChoice::function("b"));
+/// assert_eq!(offered.len(), 1);
+/// assert_eq!(choice, ToolChoice::function("b"));
+/// let (offered, choice) = resolve_tool_choice(&tools, &ToolChoice::function("zzz"));
+/// assert!(offered.is_empty());
+/// assert_eq!(choice, ToolChoice::None);
+/// ```
+pub fn resolve_tool_choice(
+    tools: &[Arc<ToolInfo>],
+    choice: &ToolChoice,
+) -> (Vec<Arc<ToolInfo>>, ToolChoice) {
+    let offered: Vec<Arc<ToolInfo>> = match choice {
+        ToolChoice::None => Vec::new(),
+        ToolChoice::Function { name } => {
+            tools.iter().filter(|t| &t.name == name).cloned().collect()
+        }
+        ToolChoice::Auto | ToolChoice::Any => tools.to_vec(),
+    };
+    if offered.is_empty() {
+        (offered, ToolChoice::None)
+    } else {
+        (offered, choice.clone())
+    }
+}
+
+/// Generates with `model` after applying the tool choice.
+pub async fn generate(
+    model: &dyn Model,
+    input: &[ChatMessage],
+    tools: &[Arc<ToolInfo>],
+    tool_choice: &ToolChoice,
+    config: &GenerateConfig,
+) -> Result<ModelOutput, ModelError> {
+    let (offered, choice) = resolve_tool_choice(tools, tool_choice);
+    model.generate(input, &offered, &choice, config).await
+}
+
+/// A model that returns prepared outputs in order: the embedded default of the examples and
+/// the workhorse of tests. Running out is a [`ModelError::ScriptExhausted`].
+///
+/// ```
+/// use actuator_model::{ChatMessage, GenerateConfig, Model, ModelOutput, ScriptedModel};
+/// use actuator_tool_core::ToolChoice;
+/// # tokio_test_block(async {
+/// let model = ScriptedModel::new([ModelOutput::from_content("scripted", "hello")]);
+/// let input = [ChatMessage::user("hi")];
+/// let out = model.generate(&input, &[], &ToolChoice::Auto, &GenerateConfig::default()).await.unwrap();
+/// assert_eq!(out.completion(), "hello");
+/// assert!(model.generate(&input, &[], &ToolChoice::Auto, &GenerateConfig::default()).await.is_err());
+/// # });
+/// # fn tokio_test_block(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ScriptedModel {
+    name: String,
+    state: Mutex<ScriptState>,
+}
+
+#[derive(Debug)]
+struct ScriptState {
+    outputs: VecDeque<ModelOutput>,
+    scripted: usize,
+    calls: usize,
+}
+
+impl ScriptedModel {
+    /// A model named `scripted` that returns `outputs` in order.
+    pub fn new(outputs: impl IntoIterator<Item = ModelOutput>) -> Self {
+        Self::named("scripted", outputs)
+    }
+
+    /// A scripted model with a name.
+    pub fn named(name: impl Into<String>, outputs: impl IntoIterator<Item = ModelOutput>) -> Self {
+        let outputs: VecDeque<ModelOutput> = outputs.into_iter().collect();
+        ScriptedModel {
+            name: name.into(),
+            state: Mutex::new(ScriptState {
+                scripted: outputs.len(),
+                outputs,
+                calls: 0,
+            }),
+        }
+    }
+
+    /// How many generations were requested so far.
+    pub fn calls(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.calls)
+    }
+
+    /// How many outputs are left.
+    pub fn remaining(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.outputs.len())
+    }
+}
+
+impl Model for ScriptedModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate<'a>(
+        &'a self,
+        _input: &'a [ChatMessage],
+        _tools: &'a [Arc<ToolInfo>],
+        _tool_choice: &'a ToolChoice,
+        _config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        let result = match self.state.lock() {
+            Ok(mut state) => {
+                state.calls += 1;
+                match state.outputs.pop_front() {
+                    Some(mut out) => {
+                        stamp_model(&mut out, &self.name);
+                        Ok(out)
+                    }
+                    None => Err(ModelError::ScriptExhausted {
+                        call: state.calls,
+                        scripted: state.scripted,
+                    }),
+                }
+            }
+            Err(_) => Err(ModelError::Other(
+                "the scripted model's lock was poisoned".into(),
+            )),
+        };
+        Box::pin(std::future::ready(result))
+    }
+}
+
+fn stamp_model(out: &mut ModelOutput, name: &str) {
+    if out.model.is_empty() {
+        out.model = name.to_owned();
+    }
+    for choice in &mut out.choices {
+        if choice.message.model.is_none() {
+            choice.message.model = Some(out.model.clone());
+        }
+    }
+}
+
+type GenerateFn =
+    dyn Fn(&[ChatMessage], &[Arc<ToolInfo>]) -> Result<ModelOutput, ModelError> + Send + Sync;
+
+/// A model that computes each output from the conversation and the tools on offer.
+///
+/// ```
+/// use actuator_model::{FunctionModel, ModelOutput};
+/// // Answers with the number of messages it was shown.
+/// let model = FunctionModel::new("counter", |input, _tools| {
+///     Ok(ModelOutput::from_content("counter", input.len().to_string()))
+/// });
+/// # let _ = model;
+/// ```
+pub struct FunctionModel {
+    name: String,
+    f: Arc<GenerateFn>,
+}
+
+impl std::fmt::Debug for FunctionModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FunctionModel")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FunctionModel {
+    /// A model named `name` whose outputs `f` computes.
+    pub fn new(
+        name: impl Into<String>,
+        f: impl Fn(&[ChatMessage], &[Arc<ToolInfo>]) -> Result<ModelOutput, ModelError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        FunctionModel {
+            name: name.into(),
+            f: Arc::new(f),
+        }
+    }
+}
+
+impl Model for FunctionModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        _tool_choice: &'a ToolChoice,
+        _config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        let result = (self.f)(input, tools).map(|mut out| {
+            stamp_model(&mut out, &self.name);
+            out
+        });
+        Box::pin(std::future::ready(result))
+    }
+}
