@@ -1,0 +1,154 @@
+//! `parse_tool_call`: the recovery rules of the reference (§5).
+
+use actuator_model::{ToolCallKind, parse_tool_call};
+use actuator_tool_core::{ToolInfo, ToolParams};
+use proptest::prelude::*;
+use serde_json::json;
+
+fn tool(name: &str, params: &[&str]) -> ToolInfo {
+    let mut p = ToolParams::default();
+    for name in params {
+        p.properties.insert(
+            (*name).into(),
+            json!({"type": "string", "description": "d"}),
+        );
+    }
+    ToolInfo {
+        name: name.into(),
+        description: "d".into(),
+        parameters: p,
+    }
+}
+
+#[test]
+fn json_objects_parse() {
+    let c = parse_tool_call("c1", "add", Some("  {\"x\": 1, \"y\": [1, 2]}\n"), &[]);
+    assert_eq!(c.id, "c1");
+    assert_eq!(c.function, "add");
+    assert_eq!(c.kind, ToolCallKind::Function);
+    assert_eq!(
+        serde_json::Value::Object(c.arguments),
+        json!({"x": 1, "y": [1, 2]})
+    );
+    assert!(c.parse_error.is_none());
+}
+
+#[test]
+fn stray_quotes_after_an_object_are_recovered() {
+    for raw in [r#"{}"""#, r#"{"a":1}""#, "{}\"\n\"", r#"{"a":1}" "#] {
+        let c = parse_tool_call("c", "f", Some(raw), &[]);
+        assert!(c.parse_error.is_none(), "{raw}: {:?}", c.parse_error);
+    }
+    assert_eq!(
+        parse_tool_call("c", "f", Some(r#"{"a":1}""#), &[]).arguments["a"],
+        1
+    );
+}
+
+#[test]
+fn other_failures_are_parse_errors_with_no_arguments() {
+    for raw in [
+        "{}'",
+        r#"{"a":1}{"a":2}"#,
+        r#"{"a": 1"#,
+        "{",
+        r#"{"a": tru}"#,
+    ] {
+        let c = parse_tool_call("c", "f", Some(raw), &[]);
+        let err = c.parse_error.unwrap_or_else(|| panic!("{raw} should fail"));
+        assert!(
+            err.starts_with(&format!(
+                "Error parsing the following tool call arguments:\n\n{raw}\n\nError details: "
+            )),
+            "{err}"
+        );
+        assert!(c.arguments.is_empty());
+    }
+}
+
+#[test]
+fn deep_nesting_is_a_parse_error() {
+    let raw = format!("{{\"a\": {}1{}}}", "[".repeat(100), "]".repeat(100));
+    let c = parse_tool_call("c", "f", Some(&raw), &[]);
+    assert!(
+        c.parse_error.unwrap().ends_with(
+            "Error details: arguments exceed the maximum supported nesting depth of 100"
+        )
+    );
+    // Beyond serde_json's own recursion limit too.
+    let raw = format!("{{\"a\": {}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let c = parse_tool_call("c", "f", Some(&raw), &[]);
+    assert!(
+        c.parse_error
+            .unwrap()
+            .ends_with("arguments exceed the maximum supported nesting depth of 100")
+    );
+    // 99 arrays inside the object is 100 levels: accepted.
+    let raw = format!("{{\"a\": {}1{}}}", "[".repeat(99), "]".repeat(99));
+    assert!(
+        parse_tool_call("c", "f", Some(&raw), &[])
+            .parse_error
+            .is_none()
+    );
+}
+
+#[test]
+fn shown_arguments_are_middle_truncated() {
+    let raw = format!("{{\"a\": \"{}", "é".repeat(20_000));
+    let c = parse_tool_call("c", "f", Some(&raw), &[]);
+    let err = c.parse_error.unwrap();
+    assert!(
+        err.contains(&format!(
+            "\n\n(arguments middle-truncated from {} bytes)",
+            raw.len()
+        )),
+        "{}",
+        &err[..200]
+    );
+    assert!(err.len() < 17 * 1024 + 400);
+}
+
+#[test]
+fn non_object_text_goes_to_the_first_parameter() {
+    let tools = [tool("bash", &["command", "timeout"])];
+    let cases = [
+        ("true", json!(true)),
+        ("42", json!(42)),
+        ("[1, 2]", json!([1, 2])),
+        ("hello world", json!("hello world")),
+        ("'", json!("'")),
+        ("\"quoted\"", json!("quoted")),
+    ];
+    for (raw, expected) in cases {
+        let c = parse_tool_call("c", "bash", Some(raw), &tools);
+        assert!(c.parse_error.is_none());
+        assert_eq!(c.arguments.len(), 1, "{raw}");
+        assert_eq!(c.arguments["command"], expected, "{raw}");
+    }
+}
+
+#[test]
+fn anything_else_gives_no_arguments_and_no_error() {
+    let tools = [tool("bash", &["command"]), tool("noargs", &[])];
+    for (function, raw) in [
+        ("bash", None),
+        ("bash", Some("")),
+        ("bash", Some("   ")),
+        ("unknown", Some("ls")),
+        ("noargs", Some("ls")),
+    ] {
+        let c = parse_tool_call("c", function, raw, &tools);
+        assert!(c.arguments.is_empty(), "{function} {raw:?}");
+        assert!(c.parse_error.is_none());
+    }
+}
+
+proptest! {
+    #[test]
+    fn never_panics(raw in ".{0,300}", deep in 0usize..300) {
+        let tools = [tool("f", &["a"])];
+        let _ = parse_tool_call("c", "f", Some(&raw), &tools);
+        let nested = format!("{{\"a\":{}{}", "[".repeat(deep), raw);
+        let _ = parse_tool_call("c", "f", Some(&nested), &tools);
+    }
+}
