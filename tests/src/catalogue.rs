@@ -10,9 +10,7 @@ use actuator_tool_macros::tool;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 
-use crate::types::{
-    Event, Expr, Key, Mode, NewUser, RenameOptions, SearchArgs, Shape, Stats,
-};
+use crate::types::{Event, Expr, Key, Mode, NewUser, RenameOptions, SearchArgs, Shape, Stats};
 
 /// Add two integers.
 ///
@@ -256,10 +254,7 @@ pub async fn search(
     #[tool(default)] tags: Vec<String>,
     #[tool(default = Mode::Fast)] mode: Mode,
 ) -> String {
-    format!(
-        "{query}:{limit}:{threshold:?}:{}:{mode:?}",
-        tags.len()
-    )
+    format!("{query}:{limit}:{threshold:?}:{}:{mode:?}", tags.len())
 }
 
 /// Paginate results.
@@ -268,7 +263,10 @@ pub async fn search(
 /// * `page` - Which page, counting from 1.
 /// * `per_page` - Results per page.
 #[tool]
-pub async fn paginate(#[tool(default = 1)] page: u32, #[tool(default = 20)] per_page: u32) -> String {
+pub async fn paginate(
+    #[tool(default = 1)] page: u32,
+    #[tool(default = 20)] per_page: u32,
+) -> String {
     format!("page {page}, {per_page} per page")
 }
 

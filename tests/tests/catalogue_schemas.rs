@@ -1,6 +1,8 @@
 //! Snapshots of every catalogue tool's `ToolInfo` and of its rendering in each provider
 //! dialect, with the dialect's report of what it dropped or rewrote.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use actuator_tests::all_tools;
 use actuator_tool_core::dialect::Dialect;
 use serde_json::{Map, Value, json};
@@ -14,7 +16,8 @@ fn catalogue_has_at_least_thirty_tools_with_distinct_valid_names() {
     names.dedup();
     assert_eq!(names.len(), tools.len(), "duplicate tool names");
     for tool in &tools {
-        tool.check().unwrap_or_else(|e| panic!("{}: {e}", tool.name()));
+        tool.check()
+            .unwrap_or_else(|e| panic!("{}: {e}", tool.name()));
     }
 }
 

@@ -2,6 +2,8 @@
 //! parameter type of the catalogue on a pool of sample values (schemars' own test style), and
 //! on random JSON values with proptest.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -185,8 +187,16 @@ fn arb_json() -> impl Strategy<Value = Value> {
         (-1000.0_f64..1000.0).prop_map(Value::from),
         (0_i32..5).prop_map(|i| Value::from(f64::from(i))),
         prop_oneof![
-            Just("fast"), Just("exact"), Just("point"), Just("circle"), Just("num"), Just("a"),
-            Just("2026-11-30"), Just("2026-11-30T10:00:00Z"), Just(""), Just("xy")
+            Just("fast"),
+            Just("exact"),
+            Just("point"),
+            Just("circle"),
+            Just("num"),
+            Just("a"),
+            Just("2026-11-30"),
+            Just("2026-11-30T10:00:00Z"),
+            Just(""),
+            Just("xy")
         ]
         .prop_map(Value::from),
         "[a-z]{0,3}".prop_map(Value::from),
@@ -197,11 +207,20 @@ fn arb_json() -> impl Strategy<Value = Value> {
             prop::collection::vec(
                 (
                     prop_oneof![
-                        Just("radius".to_owned()), Just("side".to_owned()), Just("type".to_owned()),
-                        Just("x".to_owned()), Just("y".to_owned()), Just("key".to_owned()),
-                        Just("num".to_owned()), Just("neg".to_owned()), Just("add".to_owned()),
-                        Just("circle".to_owned()), Just("square".to_owned()), Just("city".to_owned()),
-                        Just("street".to_owned()), Just("pageSize".to_owned()),
+                        Just("radius".to_owned()),
+                        Just("side".to_owned()),
+                        Just("type".to_owned()),
+                        Just("x".to_owned()),
+                        Just("y".to_owned()),
+                        Just("key".to_owned()),
+                        Just("num".to_owned()),
+                        Just("neg".to_owned()),
+                        Just("add".to_owned()),
+                        Just("circle".to_owned()),
+                        Just("square".to_owned()),
+                        Just("city".to_owned()),
+                        Just("street".to_owned()),
+                        Just("pageSize".to_owned()),
                         "[a-z]{1,3}".prop_map(|s| s),
                     ],
                     inner

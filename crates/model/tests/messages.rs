@@ -1,5 +1,7 @@
 //! Messages, outputs, tool choice and the test models.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::sync::Arc;
 
 use actuator_model::{

@@ -1,5 +1,7 @@
 //! `parse_tool_call`: the recovery rules of the reference (§5).
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use actuator_model::{ToolCallKind, parse_tool_call};
 use actuator_tool_core::{ToolInfo, ToolParams};
 use proptest::prelude::*;

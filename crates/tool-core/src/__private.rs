@@ -143,6 +143,7 @@ impl JsonTag {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_borrow)] // the borrows are the dispatch being tested
 mod tests {
     use super::*;
     use crate::error::ToolError;

@@ -61,7 +61,7 @@ impl ToolArgs {
     /// gets that value; any other type is an error.
     pub fn required<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
         match self.map.remove(name) {
-            Some(value) => convert(name, value),
+            Some(value) => convert(name, &value),
             None => T::deserialize(Value::Null).map_err(|_| {
                 ToolError::parsing(format!(
                     "Required parameter {name} not provided to tool call."
@@ -74,7 +74,7 @@ impl ToolArgs {
     pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, ToolError> {
         match self.map.remove(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => convert(name, value).map(Some),
+            Some(value) => convert(name, &value).map(Some),
         }
     }
 
@@ -85,7 +85,7 @@ impl ToolArgs {
         default: impl FnOnce() -> T,
     ) -> Result<T, ToolError> {
         match self.map.remove(name) {
-            Some(value) => convert(name, value),
+            Some(value) => convert(name, &value),
             None => Ok(default()),
         }
     }
@@ -116,17 +116,17 @@ fn deserialize_lenient<T: DeserializeOwned>(value: &Value) -> Result<T, PathErro
         Err(e) => e,
     };
     let mut normalized = value.clone();
-    if normalize_integral_floats(&mut normalized) {
-        if let Ok(v) = serde_path_to_error::deserialize(&normalized) {
-            return Ok(v);
-        }
+    if normalize_integral_floats(&mut normalized)
+        && let Ok(v) = serde_path_to_error::deserialize(&normalized)
+    {
+        return Ok(v);
     }
     Err(first)
 }
 
 /// Converts one parameter's value.
-fn convert<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, ToolError> {
-    deserialize_lenient(&value).map_err(|e| param_error::<T>(name, &e))
+fn convert<T: DeserializeOwned>(name: &str, value: &Value) -> Result<T, ToolError> {
+    deserialize_lenient(value).map_err(|e| param_error::<T>(name, &e))
 }
 
 fn param_error<T>(name: &str, err: &PathError) -> ToolError {
@@ -145,8 +145,10 @@ fn param_error<T>(name: &str, err: &PathError) -> ToolError {
 
 fn struct_error<T>(err: &PathError) -> ToolError {
     let message = err.inner().to_string();
-    if let Some(rest) = message.strip_prefix("missing field `") {
-        if let Some(field) = rest.split('`').next() {
+    if let Some(rest) = message.strip_prefix("missing field `")
+        && let Some(field) = rest.split('`').next()
+    {
+        {
             let path = err.path().to_string();
             let location = if path == "." || path.is_empty() {
                 field.to_owned()
@@ -195,15 +197,16 @@ pub(crate) fn normalize_integral_floats(value: &mut Value) -> bool {
     while let Some(v) = stack.pop() {
         match v {
             Value::Number(n) if n.is_f64() => {
-                if let Some(f) = n.as_f64() {
-                    if f.fract() == 0.0 && f.is_finite() {
-                        if f >= i64::MIN as f64 && f < i64::MAX as f64 {
-                            *v = Value::from(f as i64);
-                            changed = true;
-                        } else if f >= 0.0 && f < u64::MAX as f64 {
-                            *v = Value::from(f as u64);
-                            changed = true;
-                        }
+                if let Some(f) = n.as_f64()
+                    && f.fract() == 0.0
+                    && f.is_finite()
+                {
+                    if f >= i64::MIN as f64 && f < i64::MAX as f64 {
+                        *v = Value::from(f as i64);
+                        changed = true;
+                    } else if f >= 0.0 && f < u64::MAX as f64 {
+                        *v = Value::from(f as u64);
+                        changed = true;
                     }
                 }
             }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::args::ToolArgs;
 use crate::content::{IntoToolOutput, ToolOutput};
-use crate::context::ToolContext;
+use crate::context::{Extensions, ToolContext};
 use crate::error::{ToolDefError, ToolError, ToolFailure};
 use crate::info::{ToolInfo, ToolParams, validate_tool_name};
 use crate::validate::ArgumentValidator;
@@ -104,6 +104,7 @@ pub struct ToolDef {
     timeout: Option<Duration>,
     viewer: Option<Arc<dyn ToolCallViewer>>,
     options: Option<Map<String, Value>>,
+    extensions: Extensions,
     handler: Arc<dyn ToolHandler>,
 }
 
@@ -196,6 +197,7 @@ impl ToolDef {
             timeout: options.timeout,
             viewer: options.viewer,
             options: options.options,
+            extensions: Extensions::new(),
             handler: Arc::new(handler),
         }
     }
@@ -248,6 +250,20 @@ impl ToolDef {
     /// Provider-specific options.
     pub fn options(&self) -> Option<&Map<String, Value>> {
         self.options.as_ref()
+    }
+
+    /// Typed data attached by outer layers (for example, the executor's conversation-taking
+    /// tool hook). Cloned with the tool.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// A copy with `value` attached as an extension (replacing one of the same type).
+    #[must_use]
+    pub fn with_extension<T: Send + Sync + 'static>(&self, value: T) -> ToolDef {
+        let mut def = self.clone();
+        def.extensions.insert(value);
+        def
     }
 
     /// Checks the definition: a valid name, a description for the tool and each parameter, and
@@ -523,6 +539,7 @@ impl ToolDefBuilder {
             timeout: self.options.timeout,
             viewer: self.options.viewer,
             options: self.options.options,
+            extensions: Extensions::new(),
             handler,
         })
     }

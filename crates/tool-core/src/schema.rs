@@ -110,10 +110,10 @@ impl ParamsBuilder {
         default: T,
     ) -> Self {
         let mut schema = self.schema_of::<T>(description);
-        if let (Value::Object(obj), Ok(default)) = (&mut schema, serde_json::to_value(default)) {
-            if !default.is_null() {
-                obj.insert("default".into(), default);
-            }
+        if let (Value::Object(obj), Ok(default)) = (&mut schema, serde_json::to_value(default))
+            && !default.is_null()
+        {
+            obj.insert("default".into(), default);
         }
         self.params.properties.insert(name.to_owned(), schema);
         self

@@ -1,5 +1,7 @@
 //! Error kinds, exact messages, and the io::Error mapping.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::io;
 
 use actuator_tool_core::{

@@ -1,5 +1,7 @@
 //! Argument validation: exact messages, plurality, paths, closest causes, D14, D15, depth.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use actuator_tool_core::{ArgumentValidator, ToolErrorKind, ToolParams};
 use serde_json::{Value, json};
 

@@ -1,0 +1,61 @@
+//! Errors that stop `execute_tools`.
+
+use actuator_model::ChatMessage;
+use actuator_tool_core::{FatalToolError, ToolDefError};
+
+/// Why `execute_tools` stopped instead of returning results. Recoverable tool errors never
+/// appear here: they are tool messages the model reads.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExecError {
+    /// The tool set is not usable (for example, two tools share a name). Nothing ran.
+    #[error(transparent)]
+    InvalidTools(#[from] ToolDefError),
+    /// A tool failed fatally (a fatal error, or a panic). Its parallel siblings were cancelled
+    /// and later calls skipped.
+    #[error("Tool '{function}' (call {call_id}) failed fatally: {cause}")]
+    Fatal {
+        /// The tool.
+        function: String,
+        /// The call id.
+        call_id: String,
+        /// The failure.
+        cause: FatalToolError,
+        /// The tool messages produced before the run stopped, in declared order.
+        messages: Vec<ChatMessage>,
+    },
+    /// An approver asked to end the run.
+    #[error("Tool call approver requested termination.")]
+    Terminated {
+        /// The tool.
+        function: String,
+        /// The call id.
+        call_id: String,
+        /// The tool messages produced before the run stopped, in declared order.
+        messages: Vec<ChatMessage>,
+    },
+    /// An approver's modified call names another function.
+    #[error(
+        "An approver returned a modified call to '{modified}' for a call to '{original}'. A 'modify' decision may change only the arguments of a tool call, not the function called."
+    )]
+    InvalidModification {
+        /// The function called.
+        original: String,
+        /// The function the modified call names.
+        modified: String,
+        /// The tool messages produced before the run stopped, in declared order.
+        messages: Vec<ChatMessage>,
+    },
+}
+
+impl ExecError {
+    /// The tool messages produced before the run stopped.
+    pub fn messages(&self) -> &[ChatMessage] {
+        match self {
+            ExecError::InvalidTools(_) => &[],
+            ExecError::Fatal { messages, .. }
+            | ExecError::Terminated { messages, .. }
+            | ExecError::InvalidModification { messages, .. } => messages,
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Typed events: every tool call produces a [`ToolEvent`], delivered to the [`EventSink`] of
+//! the run. Later layers (model generations, agent spans, compaction) use the same sink.
+
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use actuator_model::{MessageContent, ToolCallError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::approval::ApprovalDecision;
+
+/// Seconds since the Unix epoch, as events record times.
+pub fn unix_seconds(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// What an approver decided about a call, as recorded on its event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalEvent {
+    /// The decision.
+    pub decision: ApprovalDecision,
+    /// The approver's explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+    /// The arguments after a `modify` decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_arguments: Option<Map<String, Value>>,
+}
+
+/// One tool call, from request to result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolEvent {
+    /// The call id.
+    pub id: String,
+    /// The tool called.
+    pub function: String,
+    /// The arguments as the model sent them.
+    pub arguments: Map<String, Value>,
+    /// The result content (after truncation), as the model sees it.
+    pub result: MessageContent,
+    /// The error, when the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolCallError>,
+    /// `(original_bytes, limit)` when the output was truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<(usize, usize)>,
+    /// The approval, when an approver was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalEvent>,
+    /// When the call started (Unix seconds).
+    pub started_at: f64,
+    /// When the call ended (Unix seconds).
+    pub completed_at: f64,
+    /// Seconds spent working: wall time less time waiting for approval.
+    pub working_time: f64,
+    /// The cause, when the call failed fatally (the run ends; the model is not told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fatal: Option<String>,
+}
+
+/// An event of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// A tool call.
+    Tool(ToolEvent),
+}
+
+/// Receives the events of a run. Must be cheap and must not block: it is called inline.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an event sink",
+    note = "implement `actuator_exec::EventSink` (fn emit(&self, event: Event)), or use `EventLog`"
+)]
+pub trait EventSink: Send + Sync {
+    /// Receives one event.
+    fn emit(&self, event: Event);
+}
+
+/// An event sink that keeps every event in memory, in order.
+///
+/// ```
+/// use actuator_exec::{EventLog, EventSink};
+/// let log = EventLog::new();
+/// assert!(log.events().is_empty());
+/// ```
+#[derive(Debug, Default)]
+pub struct EventLog {
+    events: Mutex<Vec<Event>>,
+}
+
+impl EventLog {
+    /// An empty log, shared.
+    pub fn new() -> Arc<Self> {
+        Arc::new(EventLog::default())
+    }
+
+    /// A copy of the events so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    /// The tool events so far.
+    pub fn tool_events(&self) -> Vec<ToolEvent> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Tool(t) => Some(t),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl EventSink for EventLog {
+    fn emit(&self, event: Event) {
+        if let Ok(mut events) = self.events.lock() {
+            events.push(event);
+        }
+    }
+}
