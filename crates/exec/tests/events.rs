@@ -1,0 +1,193 @@
+//! Events, tracing spans, and conversation-taking tools.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use actuator_exec::{
+    ConversationTool, ConversationToolOutput, Event, EventLog, ExecuteOptions, execute_tools,
+    with_conversation,
+};
+use actuator_model::{BoxFuture, ChatMessage, ModelOutput, ToolCall};
+use actuator_tool_core::{ToolArgs, ToolError, ToolFailure, ToolOutput};
+use common::{conversation, tool};
+use serde_json::json;
+
+#[tokio::test]
+async fn every_call_produces_a_serializable_event() {
+    let log = EventLog::new();
+    let tools = [
+        tool("ok", true, |_a, _c| async {
+            Ok(ToolOutput::Text("fine".into()))
+        }),
+        tool("bad", true, |_a, _c| async {
+            Err::<ToolOutput, _>(ToolError::new("broken").into())
+        }),
+    ];
+    let msgs = conversation(&[
+        ("ok", json!({"n": 1})),
+        ("bad", json!({})),
+        ("missing", json!({})),
+    ]);
+    execute_tools(
+        &msgs,
+        &tools,
+        &ExecuteOptions::default().events(log.clone()),
+    )
+    .await
+    .unwrap();
+    let mut events = log.tool_events();
+    events.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[0].id, "call_0");
+    assert_eq!(events[0].function, "ok");
+    assert_eq!(events[0].arguments["n"], 1);
+    assert_eq!(events[0].result.text(), "fine");
+    assert!(events[0].error.is_none());
+    assert!(events[0].completed_at >= events[0].started_at && events[0].started_at > 1.7e9);
+    assert!(events[0].working_time >= 0.0);
+    assert_eq!(events[1].error.as_ref().unwrap().message, "broken");
+    assert_eq!(
+        events[2].error.as_ref().unwrap().message,
+        "Tool missing not found"
+    );
+    let json = serde_json::to_value(Event::Tool(events[1].clone())).unwrap();
+    assert_eq!(json["event"], "tool");
+    assert_eq!(json["error"]["type"], "unknown");
+    let back: Event = serde_json::from_value(json).unwrap();
+    assert_eq!(back, Event::Tool(events[1].clone()));
+}
+
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+impl std::io::Write for Buffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn each_call_runs_in_a_tracing_span_naming_tool_and_call() {
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let bad = tool("bad", false, |_a, _c| async {
+                tracing::info!("inside the tool");
+                Err::<ToolOutput, _>(ToolError::new("broken").into())
+            });
+            execute_tools(
+                &conversation(&[("bad", json!({}))]),
+                &[bad],
+                &ExecuteOptions::default(),
+            )
+            .await
+            .unwrap();
+        });
+    });
+    let out = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        out.contains("tool_call{tool=bad call_id=call_0}: "),
+        "{out}"
+    );
+    assert!(out.contains("inside the tool"), "{out}");
+}
+
+/// A conversation-taking tool: reports how many messages it saw, appends two messages, and
+/// returns an output.
+struct Counter;
+impl ConversationTool for Counter {
+    fn call<'a>(
+        &'a self,
+        conversation: &'a [ChatMessage],
+        call: &'a ToolCall,
+        mut args: ToolArgs,
+    ) -> BoxFuture<'a, Result<ConversationToolOutput, ToolFailure>> {
+        Box::pin(async move {
+            let tag: String = args.required("s")?;
+            Ok(ConversationToolOutput {
+                content: format!("saw {} messages", conversation.len()).into(),
+                messages: vec![
+                    ChatMessage::assistant(format!("[{tag}] working on {}", call.id)),
+                    ChatMessage::user("done"),
+                ],
+                output: Some(ModelOutput::from_content("sub", format!("output {tag}"))),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn conversation_tools_add_messages_and_output_in_declared_order() {
+    let base = tool("transfer", true, |_a, _c| async {
+        Err::<ToolOutput, _>(ToolError::new("not via execute_tools").into())
+    });
+    let transfer = with_conversation(&base, Counter);
+    let plain = tool("plain", true, |_a, _c| async {
+        Ok(ToolOutput::Text("plain".into()))
+    });
+    let msgs = conversation(&[
+        ("transfer", json!({"s": "a"})),
+        ("plain", json!({})),
+        ("transfer", json!({"s": "b"})),
+    ]);
+    let out = execute_tools(&msgs, &[transfer, plain], &ExecuteOptions::default())
+        .await
+        .unwrap();
+    let rendered: Vec<(String, String)> = out
+        .messages
+        .iter()
+        .map(|m| (m.role().to_owned(), m.text()))
+        .collect();
+    assert_eq!(
+        rendered,
+        vec![
+            ("tool".into(), "saw 2 messages".into()),
+            ("assistant".into(), "[a] working on call_0".into()),
+            ("user".into(), "done".into()),
+            ("tool".into(), "plain".into()),
+            ("tool".into(), "saw 2 messages".into()),
+            ("assistant".into(), "[b] working on call_2".into()),
+            ("user".into(), "done".into()),
+        ]
+    );
+    assert_eq!(out.output.unwrap().completion(), "output b");
+    // Validation still applies to conversation tools.
+    let msgs = conversation(&[("transfer", json!({"s": 1}))]);
+    let base = tool("transfer", false, |_a, _c| async {
+        Ok(ToolOutput::Text(String::new()))
+    });
+    let out = execute_tools(
+        &msgs,
+        &[with_conversation(&base, Counter)],
+        &ExecuteOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.messages.len(), 1);
+    assert_eq!(
+        out.messages[0]
+            .as_tool()
+            .unwrap()
+            .error
+            .as_ref()
+            .unwrap()
+            .kind
+            .to_string(),
+        "parsing"
+    );
+}
