@@ -288,7 +288,7 @@ async fn a_panic_in_a_plain_fn_tool_on_the_blocking_pool_is_caught() {
     let msgs = conversation(&[("blocking", json!({}))]);
     match execute_tools(&msgs, &[blocking], &ExecuteOptions::default()).await {
         Err(ExecError::Fatal { cause, .. }) => {
-            assert!(cause.is_panic() && cause.to_string().contains("sync boom"))
+            assert!(cause.is_panic() && cause.to_string().contains("sync boom"));
         }
         other => panic!("{other:?}"),
     }

@@ -2,7 +2,6 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_model::{
@@ -82,8 +81,4 @@ pub fn result(m: &ChatMessage) -> (String, Option<String>, Option<String>) {
         t.error.as_ref().map(|e| e.kind.to_string()),
         t.error.as_ref().map(|e| e.message.clone()),
     )
-}
-
-pub fn shared<T>(t: T) -> Arc<T> {
-    Arc::new(t)
 }
