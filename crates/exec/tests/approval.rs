@@ -24,9 +24,12 @@ fn echo(name: &str) -> actuator_tool_core::ToolDef {
 }
 
 /// An approver with a fixed answer that records what it was shown.
+/// (assistant text, function, history length, rendered view) of one request.
+type Seen = (String, String, usize, Option<String>);
+
 struct Recorder {
     answer: Approval,
-    seen: Mutex<Vec<(String, String, usize, Option<String>)>>,
+    seen: Mutex<Vec<Seen>>,
 }
 
 impl Recorder {
