@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ModelOutput, ToolCall};
-use actuator_tool_core::{ToolArgs, ToolDef, ToolFailure};
+use actuator_tool_core::{Extensions, ToolArgs, ToolDef, ToolFailure};
 
 /// What a conversation-taking tool returns.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,12 +23,14 @@ pub struct ConversationToolOutput {
 /// A tool that receives the conversation.
 pub trait ConversationTool: Send + Sync + 'static {
     /// Runs the call. `conversation` is the message list `execute_tools` was given; `args` are
-    /// the validated (and approved) arguments.
+    /// the validated (and approved) arguments; `extensions` are the run's
+    /// ([`ExecuteOptions::extensions`](crate::ExecuteOptions)).
     fn call<'a>(
         &'a self,
         conversation: &'a [ChatMessage],
         call: &'a ToolCall,
         args: ToolArgs,
+        extensions: &'a Extensions,
     ) -> BoxFuture<'a, Result<ConversationToolOutput, ToolFailure>>;
 }
 

@@ -4,7 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use actuator_model::{MessageContent, ToolCallError};
+use actuator_model::{ChatMessage, GenerateConfig, MessageContent, ModelOutput, ToolCallError};
+use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -60,6 +61,94 @@ pub struct ToolEvent {
     pub fatal: Option<String>,
 }
 
+/// One model generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelEvent {
+    /// The model's name.
+    pub model: String,
+    /// The messages the model was shown (after compaction).
+    pub input: Vec<ChatMessage>,
+    /// The tools offered.
+    pub tools: Vec<ToolInfo>,
+    /// The tool choice.
+    pub tool_choice: ToolChoice,
+    /// The generation settings.
+    pub config: GenerateConfig,
+    /// The output, when the generation succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<ModelOutput>,
+    /// The error, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When it started (Unix seconds).
+    pub started_at: f64,
+    /// When it ended (Unix seconds).
+    pub completed_at: f64,
+    /// Seconds it took.
+    pub working_time: f64,
+}
+
+/// The start of a span (an agent run, a handoff, a compaction).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanBeginEvent {
+    /// The span's id.
+    pub id: String,
+    /// The enclosing span's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    /// What the span is (`agent`, `handoff`, …).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its name (an agent's display name, …).
+    pub name: String,
+}
+
+/// The end of a span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanEndEvent {
+    /// The span's id.
+    pub id: String,
+}
+
+/// A note for the transcript (for example, why an agent stopped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InfoEvent {
+    /// Who wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The note.
+    pub message: String,
+}
+
+/// A compaction of the model's input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionEvent {
+    /// The strategy (`edit`, `trim`, `summary`).
+    pub strategy: String,
+    /// What triggered it (`threshold` or `forced`).
+    pub trigger: String,
+    /// Estimated input tokens before.
+    pub tokens_before: u64,
+    /// Estimated input tokens after.
+    pub tokens_after: u64,
+    /// Messages in the input before.
+    pub messages_before: usize,
+    /// Messages in the input after.
+    pub messages_after: usize,
+}
+
+/// A limit was hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LimitEvent {
+    /// The kind of limit (`message`, `token`, …).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The message.
+    pub message: String,
+    /// The limit.
+    pub limit: f64,
+}
+
 /// An event of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -67,6 +156,18 @@ pub struct ToolEvent {
 pub enum Event {
     /// A tool call.
     Tool(ToolEvent),
+    /// A model generation.
+    Model(Box<ModelEvent>),
+    /// A span began.
+    SpanBegin(SpanBeginEvent),
+    /// A span ended.
+    SpanEnd(SpanEndEvent),
+    /// A note.
+    Info(InfoEvent),
+    /// A compaction.
+    Compaction(CompactionEvent),
+    /// A limit was hit.
+    Limit(LimitEvent),
 }
 
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.
@@ -108,7 +209,6 @@ impl EventLog {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Tool(t) => Some(t),
-                #[allow(unreachable_patterns)]
                 _ => None,
             })
             .collect()

@@ -11,8 +11,8 @@ use actuator_model::{
 };
 use actuator_tool_core::__private::panic_message;
 use actuator_tool_core::{
-    DEFAULT_MAX_OUTPUT, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolDefError, ToolError,
-    ToolFailure, ToolOutput, check_nesting_depth, truncate_tool_output,
+    DEFAULT_MAX_OUTPUT, Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolDefError,
+    ToolError, ToolFailure, ToolOutput, check_nesting_depth, truncate_tool_output,
 };
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -41,6 +41,9 @@ pub struct ExecuteOptions {
     pub approval: Vec<ApprovalPolicy>,
     /// Where events go.
     pub events: Option<Arc<dyn EventSink>>,
+    /// Data handed to every call's [`ToolContext`] (for example, the agent run's limits, so a
+    /// tool that runs an agent can nest its scope).
+    pub extensions: Extensions,
 }
 
 impl std::fmt::Debug for ExecuteOptions {
@@ -50,6 +53,7 @@ impl std::fmt::Debug for ExecuteOptions {
             .field("max_concurrency", &self.max_concurrency)
             .field("approval", &self.approval)
             .field("events", &self.events.is_some())
+            .field("extensions", &self.extensions)
             .finish()
     }
 }
@@ -92,6 +96,8 @@ pub struct ExecuteToolsResult {
     pub messages: Vec<ChatMessage>,
     /// The last output a conversation-taking tool returned, in declared order.
     pub output: Option<ModelOutput>,
+    /// Time spent waiting for approvers, summed over calls (not working time).
+    pub waiting: Duration,
 }
 
 /// Splits calls into stages (§6.2): consecutive calls to parallel tools form one stage; any
@@ -208,6 +214,7 @@ pub async fn execute_tools(
     for d in done.into_iter().flatten() {
         result.messages.push(d.message);
         result.messages.extend(d.extra);
+        result.waiting += d.waiting;
         if d.output.is_some() {
             result.output = d.output;
         }
@@ -220,6 +227,7 @@ struct CallDone {
     message: ChatMessage,
     extra: Vec<ChatMessage>,
     output: Option<ModelOutput>,
+    waiting: Duration,
 }
 
 /// Why a call stopped the run.
@@ -304,6 +312,7 @@ impl Runner<'_> {
             message: ChatMessage::tool("", call.id.clone(), call.function.clone(), Some(error)),
             extra: Vec::new(),
             output: None,
+            waiting: Duration::ZERO,
         }
     }
 
@@ -318,6 +327,7 @@ impl Runner<'_> {
             };
             let outcome = self.pipeline(call, &mut attempt).await;
             let completed = SystemTime::now();
+            let waiting = attempt.approval_wait;
             let working_time = clock
                 .elapsed()
                 .saturating_sub(attempt.approval_wait)
@@ -350,6 +360,7 @@ impl Runner<'_> {
                         ),
                         extra: Vec::new(),
                         output: None,
+                        waiting,
                     })
                 }
                 Ok(Landed::Conversation(out)) => {
@@ -365,6 +376,7 @@ impl Runner<'_> {
                         ),
                         extra: out.messages,
                         output: out.output,
+                        waiting,
                     })
                 }
                 Err(Failed::Tool(err, limit)) => {
@@ -394,6 +406,7 @@ impl Runner<'_> {
                         ),
                         extra: Vec::new(),
                         output: None,
+                        waiting,
                     })
                 }
                 Err(Failed::Stop(stop)) => {
@@ -548,11 +561,12 @@ impl Runner<'_> {
                 let args = ToolArgs::from_value(arguments)?;
                 handler
                     .0
-                    .call(self.messages, call_ref, args)
+                    .call(self.messages, call_ref, args, &self.options.extensions)
                     .await
                     .map(|o| Landed::Conversation(Box::new(o)))
             } else {
-                let ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
+                let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
+                ctx.extensions = self.options.extensions.clone();
                 def.call(arguments, ctx)
                     .await
                     .map(|output| Landed::Output { output, limit })

@@ -23,7 +23,10 @@ mod error;
 pub use error::ExecError;
 
 mod events;
-pub use events::{ApprovalEvent, Event, EventLog, EventSink, ToolEvent, unix_seconds};
+pub use events::{
+    ApprovalEvent, CompactionEvent, Event, EventLog, EventSink, InfoEvent, LimitEvent, ModelEvent,
+    SpanBeginEvent, SpanEndEvent, ToolEvent, unix_seconds,
+};
 
 mod execute;
 pub use execute::{

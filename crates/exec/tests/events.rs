@@ -116,6 +116,7 @@ impl ConversationTool for Counter {
         conversation: &'a [ChatMessage],
         call: &'a ToolCall,
         mut args: ToolArgs,
+        _extensions: &'a actuator_tool_core::Extensions,
     ) -> BoxFuture<'a, Result<ConversationToolOutput, ToolFailure>> {
         Box::pin(async move {
             let tag: String = args.required("s")?;

@@ -119,6 +119,10 @@ pub struct ModelOutput {
     /// Provider-specific metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
+    /// The completion, when it was set apart from the message text (for example, a react
+    /// agent's submitted answer). `None` means the first message's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<String>,
 }
 
 impl ModelOutput {
@@ -180,6 +184,7 @@ impl ModelOutput {
             usage: None,
             time: None,
             metadata: None,
+            completion: None,
         }
     }
 
@@ -209,9 +214,23 @@ impl ModelOutput {
         self.choices.first().map(|c| c.stop_reason)
     }
 
-    /// The text of the first choice's message (empty when there is none).
+    /// The completion: the text set with [`ModelOutput::set_completion`], else the text of the
+    /// first choice's message (empty when there is none).
     pub fn completion(&self) -> String {
-        self.message().map(|m| m.content.text()).unwrap_or_default()
+        match &self.completion {
+            Some(c) => c.clone(),
+            None => self.message().map(|m| m.content.text()).unwrap_or_default(),
+        }
+    }
+
+    /// Sets the completion apart from the message text.
+    pub fn set_completion(&mut self, completion: impl Into<String>) {
+        self.completion = Some(completion.into());
+    }
+
+    /// The first choice's message, mutably.
+    pub fn message_mut(&mut self) -> Option<&mut ChatMessageAssistant> {
+        self.choices.first_mut().map(|c| &mut c.message)
     }
 
     /// Whether there are no choices.
