@@ -2,6 +2,7 @@
 
 use actuator_tool_core::{Content, ToolErrorKind, ToolOutput};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::tool_call::ToolCall;
 
@@ -111,6 +112,9 @@ pub struct ChatMessageSystem {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
+    /// Anything else worth keeping with the message (for example, a compaction summary marker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
 }
 
 /// A user message.
@@ -124,6 +128,9 @@ pub struct ChatMessageUser {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
+    /// Anything else worth keeping with the message (for example, a compaction summary marker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
 }
 
 /// An assistant (model) message, with the tool calls it makes.
@@ -137,6 +144,9 @@ pub struct ChatMessageAssistant {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
+    /// Anything else worth keeping with the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
     /// The tool calls the model made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ToolCall>>,
@@ -152,6 +162,7 @@ impl ChatMessageAssistant {
             id: new_id(),
             content: content.into(),
             source: Some(MessageSource::Generate),
+            metadata: None,
             tool_calls: None,
             model: None,
         }
@@ -174,6 +185,9 @@ pub struct ChatMessageTool {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
+    /// Anything else worth keeping with the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
     /// The id of the call this answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
@@ -218,6 +232,7 @@ impl ChatMessage {
             id: new_id(),
             content: content.into(),
             source: None,
+            metadata: None,
         })
     }
 
@@ -227,6 +242,7 @@ impl ChatMessage {
             id: new_id(),
             content: content.into(),
             source: None,
+            metadata: None,
         })
     }
 
@@ -246,6 +262,7 @@ impl ChatMessage {
             id: new_id(),
             content: content.into(),
             source: None,
+            metadata: None,
             tool_call_id: Some(tool_call_id.into()),
             function: Some(function.into()),
             error,
@@ -299,6 +316,38 @@ impl ChatMessage {
             ChatMessage::User(m) => m.source = source,
             ChatMessage::Assistant(m) => m.source = source,
             ChatMessage::Tool(m) => m.source = source,
+        }
+    }
+
+    /// The metadata.
+    pub fn metadata(&self) -> Option<&Map<String, Value>> {
+        match self {
+            ChatMessage::System(m) => m.metadata.as_ref(),
+            ChatMessage::User(m) => m.metadata.as_ref(),
+            ChatMessage::Assistant(m) => m.metadata.as_ref(),
+            ChatMessage::Tool(m) => m.metadata.as_ref(),
+        }
+    }
+
+    /// The metadata, mutably (created empty when absent).
+    pub fn metadata_mut(&mut self) -> &mut Map<String, Value> {
+        let slot = match self {
+            ChatMessage::System(m) => &mut m.metadata,
+            ChatMessage::User(m) => &mut m.metadata,
+            ChatMessage::Assistant(m) => &mut m.metadata,
+            ChatMessage::Tool(m) => &mut m.metadata,
+        };
+        slot.get_or_insert_with(Map::new)
+    }
+
+    /// Sets a new unique id (for a modified copy of a message).
+    pub fn renew_id(&mut self) {
+        let id = new_id();
+        match self {
+            ChatMessage::System(m) => m.id = id,
+            ChatMessage::User(m) => m.id = id,
+            ChatMessage::Assistant(m) => m.id = id,
+            ChatMessage::Tool(m) => m.id = id,
         }
     }
 

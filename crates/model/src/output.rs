@@ -159,6 +159,7 @@ impl ModelOutput {
             id: new_id(),
             content: content.into(),
             source: Some(MessageSource::Generate),
+            metadata: None,
             tool_calls: Some(calls),
             model: Some(model.clone()),
         };

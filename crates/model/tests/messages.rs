@@ -31,6 +31,7 @@ fn every_message_kind_round_trips() {
         id: "a1".into(),
         content: MessageContent::Parts(vec![Content::reasoning("think"), Content::text("ok")]),
         source: Some(MessageSource::Generate),
+        metadata: None,
         tool_calls: Some(vec![call]),
         model: Some("m".into()),
     });

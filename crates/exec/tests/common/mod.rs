@@ -61,6 +61,7 @@ pub fn assistant(calls: &[(&str, Value)]) -> ChatMessage {
         id: new_id(),
         content: MessageContent::Text("Let me use some tools.".into()),
         source: Some(MessageSource::Generate),
+        metadata: None,
         tool_calls: Some(tool_calls),
         model: Some("test".into()),
     })
