@@ -1,1 +1,49 @@
-//! placeholder
+//! # actuator-agent
+//!
+//! The loop users run every day: generate, land the calls, read the results, repeat until an
+//! answer is submitted.
+//!
+//! - [`Agent`] (object-safe), [`AgentState`] (output derived on read, D10), [`agent_fn`],
+//!   [`agent_with`].
+//! - [`run`] with nested [`Limit`]s (message, token, turn, time, working, cost) enforced by a
+//!   [`RunContext`]: a scope's own limits are caught by it, outer ones propagate (D9).
+//! - [`react`]: the react agent with every parameter of the reference.
+//! - Message filters ([`content_only`], [`remove_tools`], [`last_message`], [`trim_messages`])
+//!   and [`compaction`] strategies.
+
+mod agent;
+pub use agent::{Agent, AgentError, AgentErrorKind, AgentWith, FnAgent, agent_fn, agent_with};
+
+mod state;
+pub use state::AgentState;
+
+mod limits;
+pub use limits::{
+    Limit, LimitExceeded, LimitKind, RunContext, SpanGuard, cost_limit, message_limit, time_limit,
+    token_limit, turn_limit, working_limit,
+};
+
+mod run;
+pub use run::{AgentInput, AgentRun, run};
+
+mod filter;
+pub use filter::{
+    MessageFilter, PartitionedMessages, content_only, is_summary_message, last_message,
+    partition_messages, remove_tools, trim_messages,
+};
+
+pub mod compaction;
+
+mod prompts;
+pub use prompts::{
+    DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT,
+    DEFAULT_HANDOFF_PROMPT, DEFAULT_INCORRECT_MESSAGE, DEFAULT_SUBMIT_DESCRIPTION,
+    DEFAULT_SUBMIT_PROMPT, PARALLEL_TOOLS_PROMPT,
+};
+
+mod react;
+pub use react::{
+    AgentAttempts, AgentPrompt, AgentSubmit, ContinueDecision, IncorrectMessage, ModelAgent,
+    OnContinue, ReactAgent, ReactBuilder, ReactModel, Scorer, Truncation, react,
+    remove_submit_tool, submit_output,
+};

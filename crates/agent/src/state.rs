@@ -1,0 +1,83 @@
+//! [`AgentState`]: the conversation an agent works on, and its output.
+
+use actuator_model::{ChatCompletionChoice, ChatMessage, ModelOutput, StopReason};
+use serde::{Deserialize, Serialize};
+
+/// The conversation an agent works on, and its output.
+///
+/// `output` is derived on read from the last assistant message unless it was set explicitly
+/// (D10: it never goes stale). Serde round-trips, so a run can be saved and resumed.
+///
+/// ```
+/// use actuator_agent::AgentState;
+/// use actuator_model::ChatMessage;
+///
+/// let mut state = AgentState::new(vec![ChatMessage::user("2 + 2?")]);
+/// assert!(state.output().is_empty());
+/// state.messages.push(ChatMessage::assistant("4"));
+/// assert_eq!(state.output().completion(), "4");
+/// state.messages.push(ChatMessage::assistant("Four."));
+/// assert_eq!(state.output().completion(), "Four."); // derived again, never stale
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentState {
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// The output, when set explicitly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<ModelOutput>,
+}
+
+impl AgentState {
+    /// A state with these messages and no explicit output.
+    pub fn new(messages: Vec<ChatMessage>) -> Self {
+        AgentState {
+            messages,
+            output: None,
+        }
+    }
+
+    /// The output: the one set explicitly, else one derived from the last assistant message
+    /// (stop reason `stop`), else an empty output.
+    pub fn output(&self) -> ModelOutput {
+        if let Some(out) = &self.output {
+            return out.clone();
+        }
+        let last = self
+            .messages
+            .iter()
+            .rev()
+            .find_map(ChatMessage::as_assistant);
+        match last {
+            Some(message) => ModelOutput {
+                model: message.model.clone().unwrap_or_default(),
+                choices: vec![ChatCompletionChoice {
+                    message: message.clone(),
+                    stop_reason: StopReason::Stop,
+                }],
+                ..ModelOutput::default()
+            },
+            None => ModelOutput::default(),
+        }
+    }
+
+    /// The explicitly set output, if any.
+    pub fn explicit_output(&self) -> Option<&ModelOutput> {
+        self.output.as_ref()
+    }
+
+    /// The explicitly set output, mutably.
+    pub fn explicit_output_mut(&mut self) -> Option<&mut ModelOutput> {
+        self.output.as_mut()
+    }
+
+    /// Sets the output explicitly.
+    pub fn set_output(&mut self, output: ModelOutput) {
+        self.output = Some(output);
+    }
+
+    /// Goes back to deriving the output from the messages.
+    pub fn clear_output(&mut self) {
+        self.output = None;
+    }
+}
