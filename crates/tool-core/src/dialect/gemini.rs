@@ -4,8 +4,8 @@ use serde_json::{Map, Number, Value, json};
 
 use super::report::{ChangeKind, DialectReport, Rendered};
 use super::schema::{
-    MAX_DEPTH, append_description, child, hint, index, join_values, json_kind, merge_single_all_of,
-    merged, ref_name, resolve_ref, type_names,
+    MAX_DEPTH, append_description, child, hint, index, is_non_assertion, join_values, json_kind,
+    merge_all_of, merged, ref_name, resolve_ref, type_names,
 };
 use crate::ToolInfo;
 
@@ -137,11 +137,11 @@ impl Gemini<'_> {
         if m.contains_key("$ref") {
             return self.reference(m, path, depth);
         }
-        if let Some(single) = merge_single_all_of(m) {
+        if let Some(single) = merge_all_of(m) {
             self.report.push(
                 child(path, "allOf"),
                 ChangeKind::Rewritten,
-                "a one-element allOf was merged into its schema (Gemini has no allOf)",
+                "the allOf was merged into its schema (Gemini has no allOf)",
             );
             return self.object(&single, path, depth + 1);
         }
@@ -331,6 +331,7 @@ impl Gemini<'_> {
                 _ => self.dropped(&at, key),
             }
         }
+        self.check_required(&mut out, path);
         if let Some(Value::Object(branch)) = single_branch {
             // `anyOf: [X, null]`: X itself, nullable. The outer keywords (a description) win.
             out = merged(&branch, &out, "");
@@ -340,6 +341,32 @@ impl Gemini<'_> {
         }
         append_description(&mut out, &hints);
         Value::Object(out)
+    }
+
+    /// Gemini rejects `required` names that are not properties: they are dropped.
+    fn check_required(&mut self, out: &mut Map<String, Value>, path: &str) {
+        let Some(Value::Object(props)) = out.get("properties") else {
+            return;
+        };
+        let Some(Value::Array(required)) = out.get("required") else {
+            return;
+        };
+        let (known, unknown): (Vec<Value>, Vec<Value>) = required
+            .iter()
+            .cloned()
+            .partition(|name| name.as_str().is_some_and(|n| props.contains_key(n)));
+        for name in &unknown {
+            self.invalid(
+                &child(path, "required"),
+                &format!(
+                    "required names '{}', which is not a property; dropped",
+                    name.as_str().unwrap_or_default()
+                ),
+            );
+        }
+        if !unknown.is_empty() {
+            out.insert("required".into(), Value::Array(known));
+        }
     }
 
     /// `type`: a list with `null` becomes the other type plus `nullable: true`; a list of
@@ -525,9 +552,10 @@ impl Gemini<'_> {
         let Some((reference, target, target_path)) =
             reference.and_then(|r| resolve_ref(self.root, r).map(|(t, p)| (r, t, p)))
         else {
+            let shown = m.get("$ref").map(Value::to_string).unwrap_or_default();
             self.invalid(
                 &at,
-                "\"$ref\" does not point into this schema; dropped (Gemini has no $ref)",
+                &format!("{shown} does not point into this schema; dropped (Gemini has no $ref)"),
             );
             return self.object(&siblings, path, depth + 1);
         };
@@ -605,14 +633,15 @@ impl Gemini<'_> {
     }
 
     fn dropped(&mut self, at: &str, key: &str) {
-        self.report.push(
-            at,
-            ChangeKind::Dropped,
+        let detail = if is_non_assertion(key) {
+            format!("\"{key}\" is not supported by Gemini")
+        } else {
             format!(
                 "\"{key}\" is not supported by Gemini; it is enforced by Actuator's validation \
                  only"
-            ),
-        );
+            )
+        };
+        self.report.push(at, ChangeKind::Dropped, detail);
     }
 }
 

@@ -51,7 +51,8 @@
 //!   ([`ChangeKind::MadeNullable`]); one that already accepted `null` is just made required
 //!   ([`ChangeKind::MadeRequired`]). A `null` argument then means "not given": pass the
 //!   arguments through [`strip_strict_nulls`] before validating them.
-//! - `oneOf` becomes `anyOf`; a one-element `allOf` is merged into its parent; tuples
+//! - `oneOf` becomes `anyOf`; an `allOf` whose parts share no keyword is merged into its
+//!   parent (that keeps its meaning); tuples
 //!   (`prefixItems`) become arrays whose items match any of the element schemas.
 //! - `$ref` and `$defs` are kept (recursive types stay recursive), except that a `$ref` with
 //!   sibling keywords (a description) gets its definition inlined one level.
@@ -60,7 +61,7 @@
 //!   `multipleOf`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `minItems`,
 //!   `maxItems`.
 //! - Moved into the description: other string formats, `default`, `examples`, `minLength`,
-//!   `maxLength`, `uniqueItems`. Dropped: any other keyword (`allOf` with several elements,
+//!   `maxLength`, `uniqueItems`. Dropped: any other keyword (an `allOf` that cannot be merged,
 //!   `not`, `if`/`then`/`else`, `dependentRequired`, non-string formats like `uint32` …).
 //! - Exceeding the documented limits (5000 properties, 10 levels of objects, 1000 enum values)
 //!   is reported as [`ChangeKind::Unsupported`] but rendered anyway.
@@ -122,7 +123,8 @@
 //!   ([`ChangeKind::RecursionCut`]). `$defs` is dropped.
 //! - `type: [T, "null"]`, an `anyOf`/`oneOf` with a `null` alternative and `null` in an `enum`
 //!   become `"nullable": true`; an `anyOf` left with one alternative is merged into its parent.
-//!   Other `oneOf`s become `anyOf`; a list of several types becomes an `anyOf`.
+//!   Other `oneOf`s become `anyOf`; a list of several types becomes an `anyOf`; `allOf` is
+//!   merged as for OpenAI.
 //! - `const` becomes a one-value `enum`. Enums hold strings only: an enum with other values
 //!   (integers, booleans) is dropped and its values listed in the description.
 //! - `additionalProperties` is dropped everywhere; a map's value schema is described in words.

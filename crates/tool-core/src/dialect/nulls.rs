@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::schema::{MAX_DEPTH, accepts_null, child, could_match, index, resolve_ref};
+use super::schema::{FUEL, MAX_DEPTH, accepts_null, child, could_match, index, resolve_ref};
 use crate::ToolInfo;
 
 /// Removes the `null` arguments that stand for "not given": members whose property is optional
@@ -37,87 +37,94 @@ use crate::ToolInfo;
 /// ```
 pub fn strip_strict_nulls(info: &ToolInfo, args: &mut Value) -> Vec<String> {
     let schema = info.parameters.to_value();
-    let mut removed = Vec::new();
-    strip(&schema, &schema, args, "", 0, &mut removed);
-    removed
+    let mut walk = Strip {
+        root: &schema,
+        removed: Vec::new(),
+        fuel: FUEL,
+    };
+    walk.strip(&schema, args, "", 0);
+    walk.removed
 }
 
-fn strip(
-    root: &Value,
-    schema: &Value,
-    value: &mut Value,
-    path: &str,
-    depth: usize,
-    removed: &mut Vec<String>,
-) {
-    let Value::Object(m) = schema else {
-        return;
-    };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if let Some(reference) = m.get("$ref").and_then(Value::as_str)
-        && let Some((target, _)) = resolve_ref(root, reference)
-    {
-        strip(root, target, value, path, depth + 1, removed);
-    }
-    if let Some(Value::Array(all)) = m.get("allOf") {
-        for branch in all {
-            strip(root, branch, value, path, depth + 1, removed);
+struct Strip<'a> {
+    root: &'a Value,
+    removed: Vec<String>,
+    fuel: usize,
+}
+
+impl Strip<'_> {
+    fn strip(&mut self, schema: &Value, value: &mut Value, path: &str, depth: usize) {
+        let Value::Object(m) = schema else {
+            return;
+        };
+        if depth > MAX_DEPTH || self.fuel == 0 {
+            return;
         }
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = m.get(key) {
-            let mut candidates = branches.iter().filter(|b| could_match(root, b, value, 0));
-            if let (Some(only), None) = (candidates.next(), candidates.next()) {
-                strip(root, only, value, path, depth + 1, removed);
+        self.fuel -= 1;
+        let root = self.root;
+        if let Some(reference) = m.get("$ref").and_then(Value::as_str)
+            && let Some((target, _)) = resolve_ref(root, reference)
+        {
+            self.strip(target, value, path, depth + 1);
+        }
+        if let Some(Value::Array(all)) = m.get("allOf") {
+            for branch in all {
+                self.strip(branch, value, path, depth + 1);
             }
         }
-    }
-    match value {
-        Value::Object(obj) => {
-            let props = m.get("properties").and_then(Value::as_object);
-            let required: Vec<&str> = match m.get("required") {
-                Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            if let Some(props) = props {
-                let nulls: Vec<String> = obj
-                    .iter()
-                    .filter(|(name, v)| {
-                        v.is_null()
-                            && !required.contains(&name.as_str())
-                            && props
-                                .get(name.as_str())
-                                .is_some_and(|s| !accepts_null(root, s, 0))
-                    })
-                    .map(|(name, _)| name.clone())
-                    .collect();
-                for name in nulls {
-                    obj.shift_remove(&name);
-                    removed.push(child(path, &name));
-                }
-            }
-            let extra = m.get("additionalProperties");
-            for (name, v) in obj.iter_mut() {
-                let sub = props.and_then(|p| p.get(name)).or(extra);
-                if let Some(sub) = sub {
-                    strip(root, sub, v, &child(path, name), depth + 1, removed);
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = m.get(key) {
+                let mut candidates = branches.iter().filter(|b| could_match(root, b, value));
+                if let (Some(only), None) = (candidates.next(), candidates.next()) {
+                    self.strip(only, value, path, depth + 1);
                 }
             }
         }
-        Value::Array(items) => {
-            let prefix = match m.get("prefixItems") {
-                Some(Value::Array(p)) => p.as_slice(),
-                _ => &[],
-            };
-            let rest = m.get("items").filter(|i| !i.is_array());
-            for (i, item) in items.iter_mut().enumerate() {
-                if let Some(sub) = prefix.get(i).or(rest) {
-                    strip(root, sub, item, &index(path, i), depth + 1, removed);
+        match value {
+            Value::Object(obj) => {
+                let props = m.get("properties").and_then(Value::as_object);
+                let required: Vec<&str> = match m.get("required") {
+                    Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+                    _ => Vec::new(),
+                };
+                if let Some(props) = props {
+                    let nulls: Vec<String> = obj
+                        .iter()
+                        .filter(|(name, v)| {
+                            v.is_null()
+                                && !required.contains(&name.as_str())
+                                && props
+                                    .get(name.as_str())
+                                    .is_some_and(|s| !accepts_null(root, s))
+                        })
+                        .map(|(name, _)| name.clone())
+                        .collect();
+                    for name in nulls {
+                        obj.shift_remove(&name);
+                        self.removed.push(child(path, &name));
+                    }
+                }
+                let extra = m.get("additionalProperties");
+                for (name, v) in obj.iter_mut() {
+                    let sub = props.and_then(|p| p.get(name)).or(extra);
+                    if let Some(sub) = sub {
+                        self.strip(sub, v, &child(path, name), depth + 1);
+                    }
                 }
             }
+            Value::Array(items) => {
+                let prefix = match m.get("prefixItems") {
+                    Some(Value::Array(p)) => p.as_slice(),
+                    _ => &[],
+                };
+                let rest = m.get("items").filter(|i| !i.is_array());
+                for (i, item) in items.iter_mut().enumerate() {
+                    if let Some(sub) = prefix.get(i).or(rest) {
+                        self.strip(sub, item, &index(path, i), depth + 1);
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
 }

@@ -4,8 +4,8 @@ use serde_json::{Map, Value, json};
 
 use super::report::{ChangeKind, DialectReport, Rendered};
 use super::schema::{
-    MAX_DEPTH, accepts_null, append_description, child, hint, index, json_kind,
-    merge_single_all_of, merged, resolve_ref, type_names,
+    MAX_DEPTH, accepts_null, append_description, child, hint, index, is_non_assertion, json_kind,
+    merge_all_of, merged, resolve_ref, type_names,
 };
 use crate::ToolInfo;
 
@@ -24,7 +24,6 @@ const FORMATS: &[&str] = &[
 
 /// Keywords kept as they are (after their subschemas are rewritten).
 const KEPT: &[&str] = &[
-    "type",
     "description",
     "title",
     "enum",
@@ -54,6 +53,7 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
         properties: 0,
         enum_values: 0,
         nesting_reported: false,
+        inlining: Vec::new(),
     };
     let rewritten = strict.schema(&schema, "", 0, 1);
     if strict.properties > MAX_PROPERTIES {
@@ -81,7 +81,21 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
     let (parameters, is_strict, report) = if strict.blockers.is_empty() {
         (rewritten, true, strict.report)
     } else {
-        (schema.clone(), false, strict.blockers)
+        // The schema goes out unchanged: only what blocks strict mode, and what is malformed,
+        // is worth reporting.
+        let mut report = strict.blockers;
+        for change in strict.report.of_kind(ChangeKind::Invalid) {
+            let problem = change
+                .detail
+                .rsplit_once("; ")
+                .map_or(change.detail.as_str(), |(problem, _)| problem);
+            report.push(
+                change.path.clone(),
+                change.kind,
+                format!("{problem}; sent unchanged (strict mode is off)"),
+            );
+        }
+        (schema.clone(), false, report)
     };
     let tool = json!({
         "type": "function",
@@ -104,6 +118,8 @@ struct Strict<'a> {
     properties: usize,
     enum_values: usize,
     nesting_reported: bool,
+    /// The references being inlined, outermost first.
+    inlining: Vec<String>,
 }
 
 impl Strict<'_> {
@@ -159,11 +175,11 @@ impl Strict<'_> {
         if let Some(value) = self.inline_ref_with_siblings(m, path, depth, nesting) {
             return value;
         }
-        if let Some(single) = merge_single_all_of(m) {
+        if let Some(single) = merge_all_of(m) {
             self.report.push(
                 child(path, "allOf"),
                 ChangeKind::Rewritten,
-                "a one-element allOf was merged into its schema (strict mode has no allOf)",
+                "the allOf was merged into its schema (strict mode has no allOf)",
             );
             return self.object(&single, path, depth + 1, nesting);
         }
@@ -301,6 +317,18 @@ impl Strict<'_> {
                         self.invalid(&at, "\"enum\" must be an array; dropped");
                     }
                 }
+                "type" => match val {
+                    Value::String(_) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    Value::Array(types) if types.iter().all(Value::is_string) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    _ => self.invalid(
+                        &at,
+                        "\"type\" must be a string or an array of strings; dropped",
+                    ),
+                },
                 "description" | "title" => {
                     if val.is_string() {
                         out.insert(key.clone(), val.clone());
@@ -361,21 +389,36 @@ impl Strict<'_> {
         if m.len() == 1 {
             return None;
         }
-        match target {
-            Some((Value::Object(def), _)) => {
+        let Some((Value::Object(def), _)) = target else {
+            return None;
+        };
+        if self.inlining.iter().any(|r| r == reference) {
+            // Inlining a definition inside itself would never end: keep the bare $ref.
+            for key in m.keys().filter(|k| *k != "$ref") {
                 self.report.push(
-                    &at,
-                    ChangeKind::Inlined,
+                    child(path, key),
+                    ChangeKind::Dropped,
                     format!(
-                        "'{reference}' was inlined here: strict mode allows no keywords next \
-                         to $ref"
+                        "strict mode allows no keywords next to $ref, and '{reference}' cannot \
+                         be inlined inside itself"
                     ),
                 );
-                let inlined = merged(def, m, "$ref");
-                Some(self.object(&inlined, path, depth + 1, nesting))
             }
-            _ => None,
+            return Some(json!({ "$ref": reference }));
         }
+        self.report.push(
+            &at,
+            ChangeKind::Inlined,
+            format!("'{reference}' was inlined here: strict mode allows no keywords next to $ref"),
+        );
+        let mut inlined = merged(def, m, "$ref");
+        // Definitions stay at the root, where every reference points.
+        inlined.shift_remove("$defs");
+        inlined.shift_remove("definitions");
+        self.inlining.push(reference.to_owned());
+        let out = self.object(&inlined, path, depth + 1, nesting);
+        self.inlining.pop();
+        Some(out)
     }
 
     /// Strict mode needs every object closed and every property required: optional properties
@@ -397,7 +440,8 @@ impl Strict<'_> {
             );
         }
         if !matches!(out.get("properties"), Some(Value::Object(_))) {
-            if out.get("additionalProperties") != Some(&Value::Bool(false)) {
+            // An `additionalProperties` other than `false` is reported where it is.
+            if !out.contains_key("additionalProperties") {
                 self.block(path, "this object lists no properties and accepts any");
             }
             return;
@@ -420,7 +464,7 @@ impl Strict<'_> {
                 continue;
             }
             let at = child(&child(path, "properties"), name);
-            if accepts_null(self.root, sub, 0) {
+            if accepts_null(self.root, sub) {
                 changes.push((
                     at,
                     ChangeKind::MadeRequired,
@@ -515,14 +559,15 @@ impl Strict<'_> {
     }
 
     fn dropped(&mut self, at: &str, key: &str) {
-        self.report.push(
-            at,
-            ChangeKind::Dropped,
+        let detail = if is_non_assertion(key) {
+            format!("\"{key}\" is not supported by strict mode")
+        } else {
             format!(
-                "\"{key}\" is not supported by strict mode; it is enforced by Actuator's \
-                 validation only"
-            ),
-        );
+                "\"{key}\" is not supported by strict mode; it is enforced by Actuator's validation \
+                 only"
+            )
+        };
+        self.report.push(at, ChangeKind::Dropped, detail);
     }
 }
 

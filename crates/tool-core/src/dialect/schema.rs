@@ -93,19 +93,28 @@ pub(super) fn value_matches_type(value: &Value, ty: &str) -> bool {
     }
 }
 
+/// How many subschemas one `accepts_null`/`could_match`/null-stripping walk visits at most:
+/// references can make a small schema describe an exponentially large tree.
+pub(super) const FUEL: usize = 10_000;
+
 /// Whether a schema accepts `null`, following local references. Errs towards `true` for what it
 /// cannot tell (malformed parts, runaway references), which callers treat as "leave alone".
-pub(super) fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
+pub(super) fn accepts_null(root: &Value, schema: &Value) -> bool {
+    accepts_null_with(root, schema, 0, &mut FUEL.clone())
+}
+
+fn accepts_null_with(root: &Value, schema: &Value, depth: usize, fuel: &mut usize) -> bool {
     let Value::Object(m) = schema else {
         // `true` accepts everything, `false` nothing; anything else is malformed.
         return !matches!(schema, Value::Bool(false));
     };
-    if depth > MAX_DEPTH {
+    if *fuel == 0 || depth > MAX_DEPTH {
         return true;
     }
+    *fuel -= 1;
     if let Some(reference) = m.get("$ref").and_then(Value::as_str)
         && let Some((target, _)) = resolve_ref(root, reference)
-        && !accepts_null(root, target, depth + 1)
+        && !accepts_null_with(root, target, depth + 1, fuel)
     {
         return false;
     }
@@ -127,13 +136,17 @@ pub(super) fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = m.get(key)
-            && !branches.iter().any(|b| accepts_null(root, b, depth + 1))
+            && !branches
+                .iter()
+                .any(|b| accepts_null_with(root, b, depth + 1, fuel))
         {
             return false;
         }
     }
     if let Some(Value::Array(branches)) = m.get("allOf")
-        && !branches.iter().all(|b| accepts_null(root, b, depth + 1))
+        && !branches
+            .iter()
+            .all(|b| accepts_null_with(root, b, depth + 1, fuel))
     {
         return false;
     }
@@ -143,16 +156,27 @@ pub(super) fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
 /// Whether a value could be an instance of a schema, judged by its outer shape only: type,
 /// `const`/`enum`, and for objects the required and (when closed) the allowed property names.
 /// Used to pick the one `anyOf`/`oneOf` branch a value belongs to.
-pub(super) fn could_match(root: &Value, schema: &Value, value: &Value, depth: usize) -> bool {
+pub(super) fn could_match(root: &Value, schema: &Value, value: &Value) -> bool {
+    could_match_with(root, schema, value, 0, &mut FUEL.clone())
+}
+
+fn could_match_with(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    depth: usize,
+    fuel: &mut usize,
+) -> bool {
     let Value::Object(m) = schema else {
         return !matches!(schema, Value::Bool(false));
     };
-    if depth > MAX_DEPTH {
+    if *fuel == 0 || depth > MAX_DEPTH {
         return true;
     }
+    *fuel -= 1;
     if let Some(reference) = m.get("$ref").and_then(Value::as_str)
         && let Some((target, _)) = resolve_ref(root, reference)
-        && !could_match(root, target, value, depth + 1)
+        && !could_match_with(root, target, value, depth + 1, fuel)
     {
         return false;
     }
@@ -299,22 +323,86 @@ pub(super) fn is_annotation(keyword: &str) -> bool {
     )
 }
 
-/// A single-element `allOf` whose element shares no constraint keyword with its parent can be
-/// merged into the parent without changing what it accepts. Returns the merged schema.
-pub(super) fn merge_single_all_of(m: &Map<String, Value>) -> Option<Map<String, Value>> {
+/// Keywords whose meaning depends on other keywords of the same schema object: each group
+/// must come from one place for a merge to keep its meaning.
+const COUPLED: &[&[&str]] = &[
+    &[
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+    ],
+    &[
+        "prefixItems",
+        "items",
+        "additionalItems",
+        "unevaluatedItems",
+    ],
+    &["if", "then", "else"],
+    &["contains", "minContains", "maxContains"],
+];
+
+/// An `allOf` whose elements share no constraint keyword with each other or with their parent
+/// can be merged into the parent without changing what it accepts (the elements of an `allOf`
+/// all apply, as the keywords of one schema do). Returns the merged schema.
+pub(super) fn merge_all_of(m: &Map<String, Value>) -> Option<Map<String, Value>> {
     let Some(Value::Array(all)) = m.get("allOf") else {
         return None;
     };
-    let [Value::Object(inner)] = all.as_slice() else {
-        return None;
-    };
-    let clash = inner
-        .keys()
-        .any(|k| !is_annotation(k) && k != "allOf" && m.contains_key(k));
-    if clash {
-        return None;
+    let mut sources: Vec<&Map<String, Value>> = vec![m];
+    for element in all {
+        sources.push(element.as_object()?);
     }
-    Some(merged(inner, m, "allOf"))
+    // Which source each constraint keyword (or coupled group) comes from.
+    let mut owner: Vec<(&str, usize)> = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        for key in source.keys() {
+            if is_annotation(key) || (i == 0 && key == "allOf") {
+                continue;
+            }
+            let group = COUPLED
+                .iter()
+                .find(|g| g.contains(&key.as_str()))
+                .map_or(key.as_str(), |g| g[0]);
+            match owner.iter().find(|(k, _)| *k == group) {
+                Some((_, j)) if *j != i => return None,
+                Some(_) => {}
+                None => owner.push((group, i)),
+            }
+        }
+    }
+    // Elements first, in order; the parent's keywords (its annotations) win.
+    let mut out = Map::new();
+    for source in &sources[1..] {
+        for (k, v) in source.iter() {
+            out.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    for (k, v) in m {
+        if k != "allOf" {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Some(out)
+}
+
+/// Keywords that never reject a value: dropping one loses nothing Actuator's validation would
+/// enforce.
+pub(super) fn is_non_assertion(keyword: &str) -> bool {
+    is_annotation(keyword)
+        || matches!(
+            keyword,
+            "$schema"
+                | "$id"
+                | "$anchor"
+                | "$dynamicAnchor"
+                | "$vocabulary"
+                | "readOnly"
+                | "writeOnly"
+                | "contentEncoding"
+                | "contentMediaType"
+                | "contentSchema"
+        )
 }
 
 #[cfg(test)]
@@ -358,10 +446,32 @@ mod tests {
             json!(false),
         ];
         for s in &yes {
-            assert!(accepts_null(&root, s, 0), "{s}");
+            assert!(accepts_null(&root, s), "{s}");
         }
         for s in &no {
-            assert!(!accepts_null(&root, s, 0), "{s}");
+            assert!(!accepts_null(&root, s), "{s}");
+        }
+    }
+
+    #[test]
+    fn all_of_merges_only_when_exact() {
+        let m = json!({"allOf": [{"type": "integer", "minimum": 0}, {"maximum": 9}], "title": "T"});
+        let merged = merge_all_of(m.as_object().expect("object")).map(Value::Object);
+        assert_eq!(
+            merged,
+            Some(json!({"type": "integer", "minimum": 0, "maximum": 9, "title": "T"}))
+        );
+        for clash in [
+            json!({"type": "string", "allOf": [{"type": "integer"}]}),
+            json!({"allOf": [{"properties": {"a": {}}}, {"additionalProperties": false}]}),
+            json!({"allOf": [{"minimum": 1}, {"minimum": 2}]}),
+            json!({"allOf": [true]}),
+        ] {
+            assert_eq!(
+                merge_all_of(clash.as_object().expect("object")),
+                None,
+                "{clash}"
+            );
         }
     }
 
