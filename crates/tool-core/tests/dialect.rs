@@ -10,7 +10,7 @@ use actuator_tool_core::dialect::{
     self, ChangeKind, Dialect, DialectReport, GEMINI_MAX_REF_DEPTH, Rendered, strip_strict_nulls,
 };
 use proptest::prelude::*;
-use samples::{sample, samples, tool};
+use samples::{arb_json, sample, samples, tool};
 use serde_json::{Value, json};
 
 fn kinds_at(report: &DialectReport, path: &str) -> Vec<ChangeKind> {
@@ -59,6 +59,135 @@ fn keys(schema: &Value, out: &mut Vec<String>) {
         }
         Value::Array(items) => items.iter().for_each(|i| keys(i, out)),
         _ => {}
+    }
+}
+
+const STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "enum",
+    "const",
+    "pattern",
+    "format",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "definitions",
+];
+const STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+const GEMINI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minProperties",
+    "maxProperties",
+    "minimum",
+    "maximum",
+    "pattern",
+    "anyOf",
+];
+
+/// The keywords a rendered schema uses that are not in `allowed`, with their paths; walks
+/// schema positions only (`properties` values, `items`, `anyOf` members, `$defs` values).
+fn foreign_keywords(schema: &Value, allowed: &[&str], path: &str, out: &mut Vec<String>) {
+    let Value::Object(m) = schema else {
+        return;
+    };
+    for (key, value) in m {
+        let at = format!("{path}/{key}");
+        if !allowed.contains(&key.as_str()) {
+            out.push(at.clone());
+        }
+        if key == "format"
+            && allowed == STRICT_KEYWORDS
+            && !value.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f))
+        {
+            out.push(format!("{at} = {value}"));
+        }
+        if key == "format" && allowed == GEMINI_KEYWORDS {
+            let ok = matches!(
+                (m.get("type").and_then(Value::as_str), value.as_str()),
+                (Some("string"), Some("date-time" | "enum"))
+                    | (Some("integer"), Some("int32" | "int64"))
+                    | (Some("number"), Some("float" | "double"))
+            );
+            if !ok {
+                out.push(format!("{at} = {value}"));
+            }
+        }
+        match (key.as_str(), value) {
+            ("properties" | "$defs" | "definitions", Value::Object(subs)) => {
+                for (name, sub) in subs {
+                    foreign_keywords(sub, allowed, &format!("{at}/{name}"), out);
+                }
+            }
+            ("anyOf", Value::Array(subs)) => {
+                for (i, sub) in subs.iter().enumerate() {
+                    foreign_keywords(sub, allowed, &format!("{at}/{i}"), out);
+                }
+            }
+            ("items" | "additionalProperties", sub) => foreign_keywords(sub, allowed, &at, out),
+            _ => {}
+        }
+    }
+}
+
+/// Checks the rendering of every dialect that promises a subset.
+fn assert_subsets(name: &str, info: &actuator_tool_core::ToolInfo) {
+    let strict = dialect::openai_strict(info);
+    if strict.tool["function"]["strict"] == json!(true) {
+        let mut foreign = Vec::new();
+        foreign_keywords(strict_params(&strict), STRICT_KEYWORDS, "", &mut foreign);
+        assert!(
+            foreign.is_empty(),
+            "{name}: strict rendering uses {foreign:?}"
+        );
+    }
+    let gemini = dialect::gemini(info);
+    let mut foreign = Vec::new();
+    foreign_keywords(gemini_params(&gemini), GEMINI_KEYWORDS, "", &mut foreign);
+    assert!(
+        foreign.is_empty(),
+        "{name}: Gemini rendering uses {foreign:?}"
+    );
+}
+
+#[test]
+fn renderings_stay_within_each_subset() {
+    for (name, info) in samples() {
+        assert_subsets(name, &info);
     }
 }
 
@@ -648,57 +777,6 @@ fn strip_strict_nulls_follows_nesting() {
     assert_eq!(args, json!({"a": {}, "b": {"x": "1"}, "req": null}));
 }
 
-fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|n| json!(n)),
-        (-1.0e6f64..1.0e6).prop_map(|f| json!(f)),
-        prop_oneof![
-            Just("type"),
-            Just("object"),
-            Just("string"),
-            Just("null"),
-            Just("integer"),
-            Just("#/$defs/A"),
-            Just("#"),
-            Just("date-time"),
-            Just("x"),
-        ]
-        .prop_map(|s| json!(s)),
-    ];
-    leaf.prop_recursive(6, 64, 6, |inner| {
-        let key = prop_oneof![
-            Just("type"),
-            Just("properties"),
-            Just("required"),
-            Just("items"),
-            Just("prefixItems"),
-            Just("anyOf"),
-            Just("oneOf"),
-            Just("allOf"),
-            Just("$ref"),
-            Just("enum"),
-            Just("const"),
-            Just("format"),
-            Just("additionalProperties"),
-            Just("$defs"),
-            Just("A"),
-            Just("description"),
-            Just("exclusiveMinimum"),
-            Just("nullable"),
-            Just("default"),
-            Just("not"),
-        ];
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((key, inner), 0..6).prop_map(|pairs| {
-                Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-            }),
-        ]
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -713,6 +791,7 @@ proptest! {
             prop_assert!(rendered.tool.is_object());
             let _ = rendered.report.to_string();
         }
+        assert_subsets("random", &info);
         let strict = dialect::openai_strict(&info);
         prop_assert!(strict.tool["function"]["parameters"].is_object());
         prop_assert!(strict.tool["function"]["strict"].is_boolean());

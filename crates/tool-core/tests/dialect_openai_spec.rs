@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 
 use actuator_tool_core::dialect;
 use jsonschema::Validator;
-use samples::{sample, samples, tool};
+use proptest::prelude::*;
+use samples::{arb_json, sample, samples, tool};
 use serde_json::{Map, Value, json};
 
 const DEFAULT_SPEC: &str = concat!(
@@ -251,4 +252,23 @@ fn nullable_becomes_a_null_type() {
             "d": {"type": "string"}
         })
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Whatever the schema, the rendering is a well-formed function tool.
+    #[test]
+    fn random_schemas_render_function_objects(
+        props in prop::collection::vec(("[a-c]", arb_json()), 0..4),
+        defs in arb_json(),
+    ) {
+        let info = tool("t", Value::Object(props.into_iter().collect()), &[], json!({"A": defs}));
+        let rendered = dialect::openai_strict(&info).tool;
+        let spec = spec();
+        prop_assert!(spec.function_object.is_valid(&rendered["function"]), "{}", rendered);
+        if let Some(chat_tool) = &spec.chat_completion_tool {
+            prop_assert!(chat_tool.is_valid(&rendered), "{}", rendered);
+        }
+    }
 }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use actuator_tool_core::{ToolInfo, ToolParams};
+use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde_json::{Value, json};
 
@@ -343,4 +344,56 @@ pub fn sample(name: &str) -> ToolInfo {
         .find(|(n, _)| *n == name)
         .map(|(_, info)| info)
         .expect("a sample with that name")
+}
+
+/// Arbitrary JSON biased towards schema keywords: malformed schemas, mostly.
+pub fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        (-1.0e6f64..1.0e6).prop_map(|f| json!(f)),
+        prop_oneof![
+            Just("type"),
+            Just("object"),
+            Just("string"),
+            Just("null"),
+            Just("integer"),
+            Just("#/$defs/A"),
+            Just("#"),
+            Just("date-time"),
+            Just("x"),
+        ]
+        .prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(6, 64, 6, |inner| {
+        let key = prop_oneof![
+            Just("type"),
+            Just("properties"),
+            Just("required"),
+            Just("items"),
+            Just("prefixItems"),
+            Just("anyOf"),
+            Just("oneOf"),
+            Just("allOf"),
+            Just("$ref"),
+            Just("enum"),
+            Just("const"),
+            Just("format"),
+            Just("additionalProperties"),
+            Just("$defs"),
+            Just("A"),
+            Just("description"),
+            Just("exclusiveMinimum"),
+            Just("nullable"),
+            Just("default"),
+            Just("not"),
+        ];
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((key, inner), 0..6).prop_map(|pairs| {
+                Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+            }),
+        ]
+    })
 }
