@@ -1,1 +1,0 @@
-//! Provider schema dialects (placeholder until implemented).

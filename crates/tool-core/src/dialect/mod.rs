@@ -1,0 +1,341 @@
+//! Provider schema dialects: a [`ToolInfo`] rendered as each provider's tool object, with a
+//! report of everything that had to change.
+//!
+//! Actuator describes parameters in JSON Schema 2020-12 ([`ToolParams`](crate::ToolParams)). Providers accept
+//! different subsets of it, so each dialect rewrites the schema into what its provider accepts
+//! and returns a [`DialectReport`] listing every keyword dropped, moved into a description or
+//! rewritten, with a JSON pointer into the original schema.
+//!
+//! **Nothing a dialect drops is lost for validation.** Arguments a model sends are always
+//! validated against the full schema of the tool, never against a dialect's rendering, so a
+//! constraint the provider cannot express (a `uuid` format, a tuple's positions, a map's value
+//! type …) is still enforced: the model gets an error it can correct instead of a wrong call
+//! going through. Most renderings are looser than the original; where a dialect has to be
+//! stricter it refuses instead (OpenAI strict mode falls back to non-strict, see below).
+//!
+//! | Dialect | Function | Tool object |
+//! |---|---|---|
+//! | MCP / JSON Schema 2020-12 | [`mcp`] | `{"name", "description", "inputSchema"}` |
+//! | OpenAI chat completions, strict | [`openai_strict`] | `{"type": "function", "function": {"name", "description", "parameters", "strict"}}` |
+//! | Anthropic | [`anthropic`] | `{"name", "description", "input_schema"}` |
+//! | Gemini | [`gemini`] | `{"name", "description", "parameters"}` (a `FunctionDeclaration`) |
+//!
+//! # MCP
+//!
+//! The schema goes out as is, `$defs` included: MCP tools take JSON Schema.
+//!
+//! ```
+//! use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+//! use serde_json::json;
+//!
+//! let mut params = ToolParams::default();
+//! params.properties.insert("path".into(), json!({"type": "string"}));
+//! params.required.push("path".into());
+//! let info = ToolInfo { name: "read".into(), description: "Read a file.".into(), parameters: params };
+//!
+//! let rendered = dialect::mcp(&info);
+//! assert_eq!(rendered.tool["inputSchema"], info.parameters_schema());
+//! assert!(rendered.report.is_empty());
+//! ```
+//!
+//! # OpenAI strict mode
+//!
+//! [`openai_strict`] renders a chat-completions function tool with `"strict": true`, which
+//! makes the model's arguments follow the schema exactly (Structured Outputs), within the subset
+//! of JSON Schema strict mode supports:
+//!
+//! - Every object, at any depth (in `properties`, `items`, `anyOf`, `$defs` …), is closed with
+//!   `"additionalProperties": false` ([`ChangeKind::Closed`]) and lists every property in
+//!   `required`. An optional property becomes nullable: `"null"` joins its `type` (and its
+//!   `enum`), or it is wrapped as `anyOf: [schema, {"type": "null"}]`
+//!   ([`ChangeKind::MadeNullable`]); one that already accepted `null` is just made required
+//!   ([`ChangeKind::MadeRequired`]). A `null` argument then means "not given": pass the
+//!   arguments through [`strip_strict_nulls`] before validating them.
+//! - `oneOf` becomes `anyOf`; an `allOf` whose parts share no keyword is merged into its
+//!   parent (that keeps its meaning); tuples
+//!   (`prefixItems`) become arrays whose items match any of the element schemas.
+//! - `$ref` and `$defs` are kept (recursive types stay recursive), except that a `$ref` with
+//!   sibling keywords (a description) gets its definition inlined one level.
+//! - Kept: `type`, `description`, `title`, `enum`, `const`, `pattern`, `format` when it is one
+//!   of `date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uuid`,
+//!   `multipleOf`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `minItems`,
+//!   `maxItems`.
+//! - Moved into the description: other string formats, `default`, `examples`, `minLength`,
+//!   `maxLength`, `uniqueItems`. Dropped: any other keyword (an `allOf` that cannot be merged,
+//!   `not`, `if`/`then`/`else`, `dependentRequired`, non-string formats like `uint32` …).
+//! - Exceeding the documented limits (5000 properties, 10 levels of objects, 1000 enum values)
+//!   is reported as [`ChangeKind::Unsupported`] but rendered anyway.
+//!
+//! Some schemas cannot be made strict without refusing arguments the tool accepts: a map
+//! (`additionalProperties` with a schema, or `true`), `patternProperties`, an object with no
+//! properties that accepts any, or a schema that accepts any JSON value (`true`,
+//! `serde_json::Value`). Closing them would make the model unable to pass what the tool needs,
+//! so the tool is then rendered with `"strict": false` and its schema unchanged, and the report
+//! lists only those places ([`ChangeKind::Unsupported`]).
+//!
+//! ```
+//! use actuator_tool_core::{ToolInfo, ToolParams, dialect::{self, ChangeKind}};
+//! use serde_json::json;
+//!
+//! let mut params = ToolParams::default();
+//! params.properties.insert("path".into(), json!({"type": "string"}));
+//! params.properties.insert("limit".into(), json!({"type": "integer", "format": "uint32"}));
+//! params.required.push("path".into());
+//! let info = ToolInfo { name: "read".into(), description: "Read a file.".into(), parameters: params };
+//!
+//! let rendered = dialect::openai_strict(&info);
+//! let function = &rendered.tool["function"];
+//! assert_eq!(function["strict"], true);
+//! assert_eq!(function["parameters"]["required"], json!(["path", "limit"]));
+//! assert_eq!(function["parameters"]["properties"]["limit"], json!({"type": ["integer", "null"]}));
+//! let kinds: Vec<_> = rendered.report.changes.iter().map(|c| (c.path.as_str(), c.kind)).collect();
+//! assert_eq!(kinds, [
+//!     ("/properties/limit/format", ChangeKind::Dropped),
+//!     ("/properties/limit", ChangeKind::MadeNullable),
+//! ]);
+//! ```
+//!
+//! # Anthropic
+//!
+//! Anthropic takes JSON Schema as `input_schema`; only `$schema` keywords are removed.
+//!
+//! ```
+//! use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+//! use serde_json::json;
+//!
+//! let mut params = ToolParams::default();
+//! params.properties.insert("when".into(), json!({"type": "string", "format": "date-time"}));
+//! let info = ToolInfo { name: "remind".into(), description: "Set a reminder.".into(), parameters: params };
+//!
+//! let rendered = dialect::anthropic(&info);
+//! assert_eq!(rendered.tool["input_schema"], info.parameters_schema());
+//! assert!(rendered.report.is_empty());
+//! ```
+//!
+//! # Gemini
+//!
+//! [`gemini`] renders a `FunctionDeclaration`, whose `parameters` take a subset of the OpenAPI
+//! 3.0 schema object:
+//!
+//! - Every `$ref` is inlined. A recursive definition is inlined down to
+//!   [`GEMINI_MAX_REF_DEPTH`] nested uses of itself; deeper, it becomes a bare `{"type": …}`
+//!   placeholder whose description says it is not described further
+//!   ([`ChangeKind::RecursionCut`]). `$defs` is dropped.
+//! - `type: [T, "null"]`, an `anyOf`/`oneOf` with a `null` alternative and `null` in an `enum`
+//!   become `"nullable": true`; an `anyOf` left with one alternative is merged into its parent.
+//!   Other `oneOf`s become `anyOf`; a list of several types becomes an `anyOf`; `allOf` is
+//!   merged as for OpenAI.
+//! - `const` becomes a one-value `enum`. Enums hold strings only: an enum with other values
+//!   (integers, booleans) is dropped and its values listed in the description.
+//! - `additionalProperties` is dropped everywhere; a map's value schema is described in words.
+//! - `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` for integers and a
+//!   sentence in the description otherwise. Tuples become arrays as for OpenAI.
+//! - `format` is kept only where Gemini supports it: `date-time` and `enum` for strings,
+//!   `int32`/`int64` for integers, `float`/`double` for numbers. Other string formats, `default`,
+//!   `examples`, `multipleOf` and `uniqueItems` move into the description.
+//! - Kept: `type`, `description`, `title`, `properties`, `required`, `items`, `anyOf`, `enum`,
+//!   `minimum`, `maximum`, `minItems`, `maxItems`, `minLength`, `maxLength`, `minProperties`,
+//!   `maxProperties`, `pattern`. Anything else is dropped.
+//! - A tool without parameters leaves `parameters` out (Gemini rejects an object schema with no
+//!   properties). Names Gemini would reject are reported, not changed.
+//!
+//! ```
+//! use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+//! use serde_json::json;
+//!
+//! let mut params = ToolParams::default();
+//! params.properties.insert("level".into(), json!({"type": ["integer", "null"], "enum": [1, 2, 3, null]}));
+//! let info = ToolInfo { name: "set_level".into(), description: "Set the level.".into(), parameters: params };
+//!
+//! let rendered = dialect::gemini(&info);
+//! assert_eq!(
+//!     rendered.tool["parameters"]["properties"]["level"],
+//!     json!({"type": "integer", "nullable": true, "description": "Allowed values: 1, 2, 3."})
+//! );
+//! ```
+//!
+//! No dialect panics on a malformed schema: what cannot be understood is reported as
+//! [`ChangeKind::Invalid`] and rendered as well as possible.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::ToolInfo;
+
+mod gemini;
+mod nulls;
+mod openai;
+mod report;
+mod schema;
+
+pub use gemini::GEMINI_MAX_REF_DEPTH;
+pub use nulls::strip_strict_nulls;
+pub use report::{ChangeKind, DialectReport, Rendered, SchemaChange};
+
+use schema::{MAX_DEPTH, child, index};
+
+/// The providers a tool can be rendered for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// MCP `tools/list` entries: JSON Schema 2020-12 as is ([`mcp`]).
+    Mcp,
+    /// OpenAI chat-completions function tools in strict mode ([`openai_strict`]).
+    OpenAiStrict,
+    /// Anthropic Messages API tools ([`anthropic`]).
+    Anthropic,
+    /// Gemini function declarations ([`gemini`]).
+    Gemini,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 4] = [
+        Dialect::Mcp,
+        Dialect::OpenAiStrict,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+    ];
+
+    /// Renders a tool in this dialect.
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolInfo, ToolParams, dialect::{self, Dialect}};
+    /// let info = ToolInfo { name: "ping".into(), description: "Ping.".into(), parameters: ToolParams::default() };
+    /// assert_eq!(Dialect::Gemini.render(&info), dialect::gemini(&info));
+    /// for dialect in Dialect::ALL {
+    ///     println!("{dialect}: {}", dialect.render(&info).tool);
+    /// }
+    /// ```
+    pub fn render(self, info: &ToolInfo) -> Rendered {
+        match self {
+            Dialect::Mcp => mcp(info),
+            Dialect::OpenAiStrict => openai_strict(info),
+            Dialect::Anthropic => anthropic(info),
+            Dialect::Gemini => gemini(info),
+        }
+    }
+
+    /// The snake_case name, as serialized (`mcp`, `openai_strict`, `anthropic`, `gemini`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Mcp => "mcp",
+            Dialect::OpenAiStrict => "openai_strict",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Renders a tool for MCP (`tools/list`): `{"name", "description", "inputSchema"}` with the
+/// parameters schema as is. The report is empty.
+pub fn mcp(info: &ToolInfo) -> Rendered {
+    Rendered {
+        tool: json!({
+            "name": info.name,
+            "description": info.description,
+            "inputSchema": info.parameters.to_value(),
+        }),
+        report: DialectReport::default(),
+    }
+}
+
+/// Renders a tool as an OpenAI chat-completions function tool in strict mode:
+/// `{"type": "function", "function": {"name", "description", "parameters", "strict": true}}`.
+///
+/// See [the module docs](self#openai-strict-mode) for the rules, and for the fallback to
+/// `"strict": false` when the schema cannot be strict.
+pub fn openai_strict(info: &ToolInfo) -> Rendered {
+    openai::render(info)
+}
+
+/// Renders a tool for Anthropic's Messages API: `{"name", "description", "input_schema"}`.
+///
+/// Anthropic accepts JSON Schema, so the schema goes out as is except for `$schema` keywords,
+/// which are removed wherever they appear.
+pub fn anthropic(info: &ToolInfo) -> Rendered {
+    let mut schema = info.parameters.to_value();
+    let mut report = DialectReport::default();
+    remove_dollar_schema(&mut schema, "", 0, &mut report);
+    Rendered {
+        tool: json!({
+            "name": info.name,
+            "description": info.description,
+            "input_schema": schema,
+        }),
+        report,
+    }
+}
+
+/// Renders a tool as a Gemini `FunctionDeclaration`: `{"name", "description", "parameters"}`,
+/// the parameters in Gemini's OpenAPI 3.0 subset.
+///
+/// See [the module docs](self#gemini) for the rules.
+pub fn gemini(info: &ToolInfo) -> Rendered {
+    gemini::render(info)
+}
+
+/// Removes `$schema` from a schema and all its subschemas.
+fn remove_dollar_schema(v: &mut Value, path: &str, depth: usize, report: &mut DialectReport) {
+    let Value::Object(m) = v else {
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if m.shift_remove("$schema").is_some() {
+        report.push(
+            child(path, "$schema"),
+            ChangeKind::Dropped,
+            "$schema is not accepted in a tool's input_schema",
+        );
+    }
+    for (key, sub) in m.iter_mut() {
+        let at = child(path, key);
+        match key.as_str() {
+            "items"
+            | "additionalProperties"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "additionalItems" => match sub {
+                Value::Array(items) => each_indexed(items, &at, depth, report),
+                _ => remove_dollar_schema(sub, &at, depth + 1, report),
+            },
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(subs) = sub {
+                    each_named(subs, &at, depth, report);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Value::Array(items) = sub {
+                    each_indexed(items, &at, depth, report);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn each_indexed(items: &mut [Value], at: &str, depth: usize, report: &mut DialectReport) {
+    for (i, item) in items.iter_mut().enumerate() {
+        remove_dollar_schema(item, &index(at, i), depth + 1, report);
+    }
+}
+
+fn each_named(subs: &mut Map<String, Value>, at: &str, depth: usize, report: &mut DialectReport) {
+    for (name, sub) in subs.iter_mut() {
+        remove_dollar_schema(sub, &child(at, name), depth + 1, report);
+    }
+}

@@ -1,0 +1,654 @@
+//! OpenAI chat-completions function tools in strict mode (Structured Outputs).
+
+use serde_json::{Map, Value, json};
+
+use super::report::{ChangeKind, DialectReport, Rendered};
+use super::schema::{
+    MAX_DEPTH, accepts_null, append_description, child, hint, index, is_non_assertion, json_kind,
+    merge_all_of, merged, resolve_ref, type_names,
+};
+use crate::ToolInfo;
+
+/// The string formats strict mode supports.
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Keywords kept as they are (after their subschemas are rewritten).
+const KEPT: &[&str] = &[
+    "description",
+    "title",
+    "enum",
+    "const",
+    "pattern",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
+    "$ref",
+];
+
+/// Strict mode's documented limits.
+const MAX_PROPERTIES: usize = 5000;
+const MAX_OBJECT_NESTING: usize = 10;
+const MAX_ENUM_VALUES: usize = 1000;
+
+pub(super) fn render(info: &ToolInfo) -> Rendered {
+    let schema = info.parameters.to_value();
+    let mut strict = Strict {
+        root: &schema,
+        report: DialectReport::default(),
+        blockers: DialectReport::default(),
+        properties: 0,
+        enum_values: 0,
+        nesting_reported: false,
+        inlining: Vec::new(),
+    };
+    let rewritten = strict.schema(&schema, "", 0, 1);
+    if strict.properties > MAX_PROPERTIES {
+        strict.report.push(
+            "",
+            ChangeKind::Unsupported,
+            format!(
+                "the schema has {} object properties; strict mode allows {MAX_PROPERTIES}, so \
+                 OpenAI may reject it",
+                strict.properties
+            ),
+        );
+    }
+    if strict.enum_values > MAX_ENUM_VALUES {
+        strict.report.push(
+            "",
+            ChangeKind::Unsupported,
+            format!(
+                "the schema has {} enum values; strict mode allows {MAX_ENUM_VALUES}, so OpenAI \
+                 may reject it",
+                strict.enum_values
+            ),
+        );
+    }
+    let (parameters, is_strict, report) = if strict.blockers.is_empty() {
+        (rewritten, true, strict.report)
+    } else {
+        // The schema goes out unchanged: only what blocks strict mode, and what is malformed,
+        // is worth reporting.
+        let mut report = strict.blockers;
+        for change in strict.report.of_kind(ChangeKind::Invalid) {
+            let problem = change
+                .detail
+                .rsplit_once("; ")
+                .map_or(change.detail.as_str(), |(problem, _)| problem);
+            report.push(
+                change.path.clone(),
+                change.kind,
+                format!("{problem}; sent unchanged (strict mode is off)"),
+            );
+        }
+        (schema.clone(), false, report)
+    };
+    let tool = json!({
+        "type": "function",
+        "function": {
+            "name": info.name,
+            "description": info.description,
+            "parameters": parameters,
+            "strict": is_strict,
+        }
+    });
+    Rendered { tool, report }
+}
+
+struct Strict<'a> {
+    /// The input schema, for `$ref` resolution.
+    root: &'a Value,
+    report: DialectReport,
+    /// What makes strict mode impossible; when not empty the tool falls back to non-strict.
+    blockers: DialectReport,
+    properties: usize,
+    enum_values: usize,
+    nesting_reported: bool,
+    /// The references being inlined, outermost first.
+    inlining: Vec<String>,
+}
+
+impl Strict<'_> {
+    fn block(&mut self, path: &str, what: &str) {
+        self.blockers.push(
+            path,
+            ChangeKind::Unsupported,
+            format!(
+                "{what}, which strict mode cannot express; the tool is rendered with \
+                 \"strict\": false and its schema unchanged"
+            ),
+        );
+    }
+
+    /// Rewrites one schema. `nesting` counts the objects around it (the root is level 1).
+    fn schema(&mut self, v: &Value, path: &str, depth: usize, nesting: usize) -> Value {
+        if depth > MAX_DEPTH {
+            self.report.push(
+                path,
+                ChangeKind::Invalid,
+                "nested too deeply to follow; rendered as is",
+            );
+            return v.clone();
+        }
+        match v {
+            Value::Bool(true) => {
+                self.block(path, "this schema (`true`) accepts any JSON value");
+                v.clone()
+            }
+            Value::Bool(false) => v.clone(),
+            Value::Object(m) => self.object(m, path, depth, nesting),
+            other => {
+                self.report.push(
+                    path,
+                    ChangeKind::Invalid,
+                    format!(
+                        "a schema must be an object or a boolean, found {}; rendered as is",
+                        json_kind(other)
+                    ),
+                );
+                v.clone()
+            }
+        }
+    }
+
+    fn object(
+        &mut self,
+        m: &Map<String, Value>,
+        path: &str,
+        depth: usize,
+        nesting: usize,
+    ) -> Value {
+        if let Some(value) = self.inline_ref_with_siblings(m, path, depth, nesting) {
+            return value;
+        }
+        if let Some(single) = merge_all_of(m) {
+            self.report.push(
+                child(path, "allOf"),
+                ChangeKind::Rewritten,
+                "the allOf was merged into its schema (strict mode has no allOf)",
+            );
+            return self.object(&single, path, depth + 1, nesting);
+        }
+
+        let is_string = type_names(m.get("type"), "string");
+        let mut out = Map::new();
+        let mut hints = Vec::new();
+        for (key, val) in m {
+            let at = child(path, key);
+            match key.as_str() {
+                "properties" => {
+                    let Value::Object(props) = val else {
+                        self.invalid(&at, "\"properties\" must be an object; dropped");
+                        continue;
+                    };
+                    self.properties += props.len();
+                    let mut rewritten = Map::new();
+                    for (name, sub) in props {
+                        let sub = self.schema(sub, &child(&at, name), depth + 1, nesting + 1);
+                        rewritten.insert(name.clone(), sub);
+                    }
+                    out.insert(key.clone(), Value::Object(rewritten));
+                    // Placeholders keep `required` and `additionalProperties` next to the
+                    // properties; `close_object` fills them in.
+                    out.entry("required").or_insert(Value::Null);
+                    out.entry("additionalProperties").or_insert(Value::Null);
+                }
+                "required" => match val {
+                    Value::Array(names) if names.iter().all(Value::is_string) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    _ => self.invalid(&at, "\"required\" must be an array of strings; dropped"),
+                },
+                "additionalProperties" => match val {
+                    Value::Bool(false) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    Value::Bool(true) => {
+                        self.block(&at, "this object accepts properties it does not list");
+                        out.insert(key.clone(), val.clone());
+                    }
+                    _ => {
+                        self.block(
+                            &at,
+                            "this object is a map (additionalProperties with a schema)",
+                        );
+                        out.insert(key.clone(), val.clone());
+                    }
+                },
+                "patternProperties" => {
+                    self.block(&at, "this object accepts properties by pattern");
+                }
+                "items" => match val {
+                    Value::Array(_) if !m.contains_key("prefixItems") => {
+                        let items = self.tuple(val, None, &at, depth, nesting);
+                        out.insert(key.clone(), items);
+                    }
+                    Value::Object(_) | Value::Bool(_) if !m.contains_key("prefixItems") => {
+                        let items = self.schema(val, &at, depth + 1, nesting);
+                        out.insert(key.clone(), items);
+                    }
+                    // Handled with `prefixItems`.
+                    Value::Object(_) | Value::Bool(_) | Value::Array(_) => {}
+                    _ => self.invalid(&at, "\"items\" must be a schema; dropped"),
+                },
+                "prefixItems" => {
+                    let items = self.tuple(val, m.get("items"), &at, depth, nesting);
+                    out.insert("items".into(), items);
+                }
+                "anyOf" | "oneOf" => {
+                    let Value::Array(branches) = val else {
+                        self.invalid(&at, &format!("\"{key}\" must be an array; dropped"));
+                        continue;
+                    };
+                    if key == "oneOf" && m.contains_key("anyOf") {
+                        self.report.push(
+                            &at,
+                            ChangeKind::Dropped,
+                            "strict mode has no oneOf and this schema already has an anyOf; \
+                             the oneOf is enforced by Actuator's validation only",
+                        );
+                        continue;
+                    }
+                    let branches = branches
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| self.schema(b, &index(&at, i), depth + 1, nesting))
+                        .collect();
+                    if key == "oneOf" {
+                        self.report.push(
+                            &at,
+                            ChangeKind::Rewritten,
+                            "oneOf became anyOf (strict mode has no oneOf); exclusivity is \
+                             enforced by Actuator's validation",
+                        );
+                    }
+                    out.insert("anyOf".into(), Value::Array(branches));
+                }
+                "$defs" | "definitions" => {
+                    let Value::Object(defs) = val else {
+                        self.invalid(&at, &format!("\"{key}\" must be an object; dropped"));
+                        continue;
+                    };
+                    let mut rewritten = Map::new();
+                    for (name, sub) in defs {
+                        let sub = self.schema(sub, &child(&at, name), depth + 1, 1);
+                        rewritten.insert(name.clone(), sub);
+                    }
+                    out.insert(key.clone(), Value::Object(rewritten));
+                }
+                "format" => match val.as_str() {
+                    Some(f) if FORMATS.contains(&f) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    Some(f) if is_string => {
+                        hints.extend(hint(key, val));
+                        self.report.push(
+                            &at,
+                            ChangeKind::MovedToDescription,
+                            format!("format '{f}' is not supported by strict mode"),
+                        );
+                    }
+                    Some(f) => self.report.push(
+                        &at,
+                        ChangeKind::Dropped,
+                        format!("format '{f}' is not supported by strict mode"),
+                    ),
+                    None => self.invalid(&at, "\"format\" must be a string; dropped"),
+                },
+                "enum" => {
+                    if let Value::Array(values) = val {
+                        self.enum_values += values.len();
+                        out.insert(key.clone(), val.clone());
+                    } else {
+                        self.invalid(&at, "\"enum\" must be an array; dropped");
+                    }
+                }
+                "type" => match val {
+                    Value::String(_) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    Value::Array(types) if types.iter().all(Value::is_string) => {
+                        out.insert(key.clone(), val.clone());
+                    }
+                    _ => self.invalid(
+                        &at,
+                        "\"type\" must be a string or an array of strings; dropped",
+                    ),
+                },
+                "description" | "title" => {
+                    if val.is_string() {
+                        out.insert(key.clone(), val.clone());
+                    } else {
+                        self.invalid(&at, &format!("\"{key}\" must be a string; dropped"));
+                    }
+                }
+                k if KEPT.contains(&k) => {
+                    out.insert(key.clone(), val.clone());
+                }
+                "default" | "examples" | "example" | "minLength" | "maxLength" | "uniqueItems" => {
+                    match hint(key, val) {
+                        Some(h) => {
+                            hints.push(h);
+                            self.report.push(
+                                &at,
+                                ChangeKind::MovedToDescription,
+                                format!("\"{key}\" is not supported by strict mode"),
+                            );
+                        }
+                        None => self.dropped(&at, key),
+                    }
+                }
+                _ => self.dropped(&at, key),
+            }
+        }
+        append_description(&mut out, &hints);
+        self.close_object(&mut out, path, nesting);
+        if !is_typed(&out) {
+            self.block(path, "this schema has no type and accepts any JSON value");
+        }
+        Value::Object(out)
+    }
+
+    /// Strict mode rejects `$ref` with sibling keywords: the definition is inlined one level
+    /// with the siblings on top. `None` when there is nothing to do.
+    fn inline_ref_with_siblings(
+        &mut self,
+        m: &Map<String, Value>,
+        path: &str,
+        depth: usize,
+        nesting: usize,
+    ) -> Option<Value> {
+        let reference = m.get("$ref")?;
+        let at = child(path, "$ref");
+        let Some(reference) = reference.as_str() else {
+            self.invalid(&at, "\"$ref\" must be a string; rendered as is");
+            return None;
+        };
+        let target = resolve_ref(self.root, reference);
+        if target.is_none() {
+            self.invalid(
+                &at,
+                &format!("'{reference}' does not point into this schema; rendered as is"),
+            );
+            return None;
+        }
+        if m.len() == 1 {
+            return None;
+        }
+        let Some((Value::Object(def), _)) = target else {
+            return None;
+        };
+        if self.inlining.iter().any(|r| r == reference) {
+            // Inlining a definition inside itself would never end: keep the bare $ref.
+            for key in m.keys().filter(|k| *k != "$ref") {
+                self.report.push(
+                    child(path, key),
+                    ChangeKind::Dropped,
+                    format!(
+                        "strict mode allows no keywords next to $ref, and '{reference}' cannot \
+                         be inlined inside itself"
+                    ),
+                );
+            }
+            return Some(json!({ "$ref": reference }));
+        }
+        self.report.push(
+            &at,
+            ChangeKind::Inlined,
+            format!("'{reference}' was inlined here: strict mode allows no keywords next to $ref"),
+        );
+        let mut inlined = merged(def, m, "$ref");
+        // Definitions stay at the root, where every reference points.
+        inlined.shift_remove("$defs");
+        inlined.shift_remove("definitions");
+        self.inlining.push(reference.to_owned());
+        let out = self.object(&inlined, path, depth + 1, nesting);
+        self.inlining.pop();
+        Some(out)
+    }
+
+    /// Strict mode needs every object closed and every property required: optional properties
+    /// become nullable.
+    fn close_object(&mut self, out: &mut Map<String, Value>, path: &str, nesting: usize) {
+        let is_object = type_names(out.get("type"), "object") || out.contains_key("properties");
+        if !is_object {
+            return;
+        }
+        if nesting > MAX_OBJECT_NESTING && !self.nesting_reported {
+            self.nesting_reported = true;
+            self.report.push(
+                path,
+                ChangeKind::Unsupported,
+                format!(
+                    "objects are nested more than {MAX_OBJECT_NESTING} levels deep here; OpenAI \
+                     may reject the schema"
+                ),
+            );
+        }
+        if !matches!(out.get("properties"), Some(Value::Object(_))) {
+            // An `additionalProperties` other than `false` is reported where it is.
+            if !out.contains_key("additionalProperties") {
+                self.block(path, "this object lists no properties and accepts any");
+            }
+            return;
+        }
+        let required: Vec<String> = match out.get("required") {
+            Some(Value::Array(names)) => names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let Some(Value::Object(props)) = out.get_mut("properties") else {
+            return;
+        };
+        let mut all = Vec::with_capacity(props.len());
+        let mut changes = Vec::new();
+        for (name, sub) in props.iter_mut() {
+            all.push(Value::String(name.clone()));
+            if required.contains(name) {
+                continue;
+            }
+            let at = child(&child(path, "properties"), name);
+            if accepts_null(self.root, sub) {
+                changes.push((
+                    at,
+                    ChangeKind::MadeRequired,
+                    format!(
+                        "optional property '{name}' already accepts null; strict mode lists it \
+                         in required, and null stands for \"not given\""
+                    ),
+                ));
+            } else {
+                make_nullable(sub);
+                changes.push((
+                    at,
+                    ChangeKind::MadeNullable,
+                    format!(
+                        "optional property '{name}' is required in strict mode, so it now also \
+                         accepts null; strip_strict_nulls turns a null back into \"not given\""
+                    ),
+                ));
+            }
+        }
+        for name in &required {
+            if !props.contains_key(name) {
+                changes.push((
+                    child(path, "required"),
+                    ChangeKind::Invalid,
+                    format!("required names '{name}', which is not a property; dropped"),
+                ));
+            }
+        }
+        for (at, kind, detail) in changes {
+            self.report.push(at, kind, detail);
+        }
+        out.insert("required".into(), Value::Array(all));
+        if out.get("additionalProperties") != Some(&Value::Bool(false)) {
+            if matches!(out.get("additionalProperties"), None | Some(Value::Null)) {
+                self.report.push(
+                    path,
+                    ChangeKind::Closed,
+                    "object closed with additionalProperties: false, as strict mode requires",
+                );
+            }
+            out.insert("additionalProperties".into(), Value::Bool(false));
+        }
+    }
+
+    /// A tuple (`prefixItems`, or draft-04 array `items`) becomes an array whose items may be
+    /// any of the element schemas; `minItems`/`maxItems` keep its length.
+    fn tuple(
+        &mut self,
+        elements: &Value,
+        rest: Option<&Value>,
+        at: &str,
+        depth: usize,
+        nesting: usize,
+    ) -> Value {
+        let Value::Array(elements) = elements else {
+            self.invalid(
+                at,
+                "a tuple must be an array of schemas; rendered as any item",
+            );
+            return Value::Bool(true);
+        };
+        let mut union: Vec<Value> = Vec::new();
+        for (i, element) in elements.iter().enumerate() {
+            let element = self.schema(element, &index(at, i), depth + 1, nesting);
+            if !union.contains(&element) {
+                union.push(element);
+            }
+        }
+        if let Some(rest @ Value::Object(_)) = rest {
+            let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
+            let rest = self.schema(rest, &child(parent, "items"), depth + 1, nesting);
+            if !union.contains(&rest) {
+                union.push(rest);
+            }
+        }
+        self.report.push(
+            at,
+            ChangeKind::Rewritten,
+            "strict mode has no tuples: each item may match any element schema (the length is \
+             kept); positions are enforced by Actuator's validation",
+        );
+        match union.len() {
+            0 => json!({}),
+            1 => union.remove(0),
+            _ => json!({ "anyOf": union }),
+        }
+    }
+
+    fn invalid(&mut self, at: &str, detail: &str) {
+        self.report.push(at, ChangeKind::Invalid, detail);
+    }
+
+    fn dropped(&mut self, at: &str, key: &str) {
+        let detail = if is_non_assertion(key) {
+            format!("\"{key}\" is not supported by strict mode")
+        } else {
+            format!(
+                "\"{key}\" is not supported by strict mode; it is enforced by Actuator's validation \
+                 only"
+            )
+        };
+        self.report.push(at, ChangeKind::Dropped, detail);
+    }
+}
+
+/// Whether a rewritten schema says what values it takes (strict mode rejects untyped schemas).
+fn is_typed(m: &Map<String, Value>) -> bool {
+    [
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "$ref",
+        "properties",
+        "items",
+    ]
+    .iter()
+    .any(|k| m.contains_key(*k))
+}
+
+/// Makes a schema accept `null` as well: `null` joins a simple `type` (and its `enum`), or an
+/// `anyOf`; anything else is wrapped as `anyOf: [schema, {"type": "null"}]`.
+pub(super) fn make_nullable(schema: &mut Value) {
+    let m = match schema {
+        Value::Object(m) => m,
+        Value::Bool(false) => {
+            *schema = json!({"type": "null"});
+            return;
+        }
+        _ => return,
+    };
+    let composite = ["anyOf", "oneOf", "allOf", "$ref", "const"]
+        .iter()
+        .any(|k| m.contains_key(*k));
+    if !composite {
+        match m.get_mut("type") {
+            Some(Value::String(t)) => {
+                if t != "null" {
+                    let t = std::mem::take(t);
+                    m.insert("type".into(), json!([t, "null"]));
+                }
+                add_null_to_enum(m);
+                return;
+            }
+            Some(Value::Array(types)) if types.iter().all(Value::is_string) => {
+                if !types.contains(&json!("null")) {
+                    types.push(json!("null"));
+                }
+                add_null_to_enum(m);
+                return;
+            }
+            _ => {}
+        }
+    }
+    let only_any_of = m.contains_key("anyOf")
+        && m.keys()
+            .all(|k| k == "anyOf" || k == "description" || k == "title");
+    if only_any_of && let Some(Value::Array(branches)) = m.get_mut("anyOf") {
+        branches.push(json!({"type": "null"}));
+        return;
+    }
+    let mut outer = Map::new();
+    let mut inner = Map::new();
+    for (k, v) in std::mem::take(m) {
+        if k == "description" || k == "title" {
+            outer.insert(k, v);
+        } else {
+            inner.insert(k, v);
+        }
+    }
+    let mut wrapped = Map::new();
+    wrapped.insert(
+        "anyOf".into(),
+        json!([Value::Object(inner), {"type": "null"}]),
+    );
+    wrapped.extend(outer);
+    *m = wrapped;
+}
+
+fn add_null_to_enum(m: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = m.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+}
