@@ -870,7 +870,7 @@ impl ReactAgent {
                     .guard(execute_tools(&state.messages, &self.tools, &exec_options))
                     .await
                     .map_err(|e| fail(e, &state))?
-                    .map_err(|e| fail(e, &state))?;
+                    .map_err(|e| fail(exec_error_kind(e), &state))?;
                 cx.record_waiting(result.waiting);
                 let answer = self
                     .submit
@@ -956,6 +956,17 @@ impl ReactAgent {
         }
         Ok(state)
     }
+}
+
+/// A fatal tool failure caused by an enclosing scope's limit (hit inside a tool that runs an
+/// agent) is that limit, so the scope it belongs to catches it (D9).
+fn exec_error_kind(e: actuator_exec::ExecError) -> AgentErrorKind {
+    if let actuator_exec::ExecError::Fatal { cause, .. } = &e
+        && let Some(limit) = cause.downcast_ref::<crate::limits::LimitExceeded>()
+    {
+        return AgentErrorKind::Limit(limit.clone());
+    }
+    AgentErrorKind::Exec(e)
 }
 
 fn info(cx: &RunContext, message: &str) {

@@ -98,7 +98,18 @@ impl RunContext {
         limits: &[Limit],
         args: Map<String, Value>,
     ) -> Result<AgentRun, AgentError> {
-        let state = input.into().into_state();
+        self.run_state(agent, input.into().into_state(), limits, args).await
+    }
+
+    /// Like [`RunContext::run`], but the state is used as it is (message sources are not
+    /// changed): for agents that continue a conversation, as handoff does.
+    pub async fn run_state(
+        &self,
+        agent: &dyn Agent,
+        state: AgentState,
+        limits: &[Limit],
+        args: Map<String, Value>,
+    ) -> Result<AgentRun, AgentError> {
         let scoped = self.scoped(limits);
         let (cx, _span) = scoped.span("agent", agent.name());
         let span = tracing::info_span!("agent", name = agent.name());

@@ -416,6 +416,11 @@ impl FatalToolError {
     pub fn is_panic(&self) -> bool {
         self.panicked
     }
+
+    /// The wrapped error, when it is a `T` (for example, an agent limit that must end the run).
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.source.as_deref().and_then(|e| e.downcast_ref::<T>())
+    }
 }
 
 /// What a tool returns when it does not succeed: either a recoverable [`ToolError`] the model

@@ -186,3 +186,12 @@ impl Compactor {
         Ok((out, compacted.message))
     }
 }
+
+mod edit;
+pub use edit::{CompactionEdit, TOOL_RESULT_REMOVED};
+
+mod trim;
+pub use trim::CompactionTrim;
+
+mod summary;
+pub use summary::{CompactionSummary, DEFAULT_SUMMARY_PROMPT, MEMORY_SUMMARY_ADDENDUM};

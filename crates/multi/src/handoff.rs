@@ -1,0 +1,288 @@
+//! [`handoff`]: hand the conversation to another agent (§11).
+
+use std::collections::HashSet;
+
+use actuator_agent::{AgentState, Limit, MessageFilter, RunContext};
+use actuator_exec::{ConversationTool, ConversationToolOutput, with_conversation};
+use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
+use actuator_tool_core::{
+    Content, Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
+};
+use serde_json::{Map, Value};
+
+use crate::common::{
+    AgentToolError, SharedAgent, agent_tool_name, description, remaining_parameters,
+};
+
+/// Builds a handoff tool. Start with [`handoff`].
+#[derive(Clone)]
+pub struct HandoffBuilder {
+    agent: SharedAgent,
+    description: Option<String>,
+    input_filter: Option<MessageFilter>,
+    output_filter: Option<MessageFilter>,
+    tool_name: Option<String>,
+    limits: Vec<Limit>,
+    curried: Map<String, Value>,
+}
+
+/// Starts a handoff to `agent`: a serial, conversation-taking tool named
+/// `transfer_to_{sanitized agent name}` that runs the agent on the conversation and appends
+/// what it said.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_agent::react;
+/// use actuator_model::ScriptedModel;
+/// use actuator_multi::handoff;
+///
+/// let searcher = react().name("Web Searcher").description("Searches the web.")
+///     .model(Arc::new(ScriptedModel::new([]))).build().unwrap();
+/// let tool = handoff(Arc::new(searcher)).build().unwrap();
+/// assert_eq!(tool.name(), "transfer_to_web_searcher");
+/// assert!(!tool.parallel());
+/// ```
+pub fn handoff(agent: SharedAgent) -> HandoffBuilder {
+    HandoffBuilder {
+        agent,
+        description: None,
+        input_filter: None,
+        output_filter: Some(MessageFilter::content_only()),
+        tool_name: None,
+        limits: Vec::new(),
+        curried: Map::new(),
+    }
+}
+
+impl HandoffBuilder {
+    /// The tool's description (default: the agent's).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Filters the conversation the agent receives.
+    #[must_use]
+    pub fn input_filter(mut self, filter: MessageFilter) -> Self {
+        self.input_filter = Some(filter);
+        self
+    }
+
+    /// Filters the messages the agent adds (default: [`content_only`](actuator_agent::content_only)).
+    #[must_use]
+    pub fn output_filter(mut self, filter: Option<MessageFilter>) -> Self {
+        self.output_filter = filter;
+        self
+    }
+
+    /// The tool's name (default `transfer_to_{sanitized agent name}`).
+    #[must_use]
+    pub fn tool_name(mut self, name: impl Into<String>) -> Self {
+        self.tool_name = Some(name.into());
+        self
+    }
+
+    /// Limits applied, fresh, to each handoff.
+    #[must_use]
+    pub fn limits(mut self, limits: impl IntoIterator<Item = Limit>) -> Self {
+        self.limits.extend(limits);
+        self
+    }
+
+    /// Fixes an argument of the agent: the model does not see it.
+    #[must_use]
+    pub fn curry(mut self, name: impl Into<String>, value: Value) -> Self {
+        self.curried.insert(name.into(), value);
+        self
+    }
+
+    /// Checks the settings and builds the tool.
+    pub fn build(self) -> Result<ToolDef, AgentToolError> {
+        let agent = self.agent.as_ref();
+        let parameters = remaining_parameters(agent, &self.curried)?;
+        let description = description(agent, self.description.as_deref(), "handoff")?;
+        let name = self
+            .tool_name
+            .clone()
+            .unwrap_or_else(|| format!("transfer_to_{}", agent_tool_name(agent)));
+        let base = ToolDef::builder(name)
+            .description(description)
+            .parameters(parameters)
+            .parallel(false)
+            .handler(|_args: ToolArgs, _cx: ToolContext| async {
+                Err::<String, ToolFailure>(
+                    ToolError::new("A handoff runs only through execute_tools, which gives it the conversation.").into(),
+                )
+            })
+            .build()?;
+        Ok(with_conversation(
+            &base,
+            Handoff {
+                agent: self.agent,
+                input_filter: self.input_filter,
+                output_filter: self.output_filter,
+                limits: self.limits,
+                curried: self.curried,
+            },
+        ))
+    }
+}
+
+struct Handoff {
+    agent: SharedAgent,
+    input_filter: Option<MessageFilter>,
+    output_filter: Option<MessageFilter>,
+    limits: Vec<Limit>,
+    curried: Map<String, Value>,
+}
+
+/// Whether `m` is the handoff boundary: the transfer tool message, or a user message whose
+/// text (or first text item) is the transfer text.
+fn is_boundary(m: &ChatMessage, tool_message_id: &str, transfer_text: &str) -> bool {
+    match m {
+        ChatMessage::Tool(t) => t.id == tool_message_id,
+        ChatMessage::User(u) => match &u.content {
+            MessageContent::Text(t) => t == transfer_text,
+            MessageContent::Parts(parts) => {
+                parts.iter().find_map(Content::as_text) == Some(transfer_text)
+            }
+        },
+        _ => false,
+    }
+}
+
+fn prefix_assistant(m: &mut ChatMessage, prefix: &str) {
+    if let ChatMessage::Assistant(a) = m {
+        match &mut a.content {
+            MessageContent::Text(t) => *t = format!("{prefix}{t}"),
+            MessageContent::Parts(parts) => {
+                if let Some(Content::Text { text }) =
+                    parts.iter_mut().find(|c| c.as_text().is_some())
+                    && !text.is_empty()
+                {
+                    *text = format!("{prefix}{text}");
+                }
+            }
+        }
+    }
+}
+
+impl Handoff {
+    async fn transfer(
+        &self,
+        conversation: &[ChatMessage],
+        call: &ToolCall,
+        args: ToolArgs,
+        extensions: &Extensions,
+    ) -> Result<ConversationToolOutput, ToolFailure> {
+        let agent_name = self.agent.name().to_owned();
+        let transfer_text = format!("Successfully transferred to {agent_name}.");
+
+        // 1–3. The conversation up to this call, with only this call on its message.
+        let mut conv: Vec<ChatMessage> = conversation.to_vec();
+        if let Some(ChatMessage::Assistant(last)) = conv.last_mut()
+            && let Some(calls) = &mut last.tool_calls
+        {
+            calls.retain(|c| c.id == call.id);
+        }
+        let tool_message = ChatMessage::tool(
+            transfer_text.clone(),
+            call.id.clone(),
+            call.function.clone(),
+            None,
+        );
+        let tool_message_id = tool_message.id().to_owned();
+        conv.push(tool_message);
+        // 4. The input filter; the boundary is re-added when the filter removed it.
+        if let Some(filter) = &self.input_filter {
+            conv = filter.apply(conv).await;
+            if conv.last().is_none_or(|m| m.id() != tool_message_id) {
+                conv.push(ChatMessage::user(transfer_text.clone()));
+            }
+        }
+        // 5. No system messages: the agent brings its own.
+        conv.retain(|m| !matches!(m, ChatMessage::System(_)));
+        let seen: HashSet<String> = conv.iter().map(|m| m.id().to_owned()).collect();
+
+        // 6–7. Run the agent with fresh limits, inside a handoff span.
+        let mut all_args = args.into_map();
+        all_args.extend(self.curried.clone());
+        let cx = extensions.get::<RunContext>().cloned().unwrap_or_default();
+        let (span_cx, _span) = cx.span("handoff", &agent_name);
+        let run = span_cx
+            .run_state(
+                self.agent.as_ref(),
+                AgentState::new(conv),
+                &self.limits,
+                all_args,
+            )
+            .await;
+        let run = match run {
+            Ok(run) => run,
+            // Another scope's limit ends the whole run (D9); anything else is fatal too.
+            Err(e) => {
+                return Err(match e.limit() {
+                    Some(limit) => FatalToolError::new(limit.clone()).into(),
+                    None => {
+                        FatalToolError::msg(format!("The {agent_name} agent failed: {e}")).into()
+                    }
+                });
+            }
+        };
+
+        // 8–9. The agent's new messages after the last boundary, prefixed; no system messages.
+        let output = run.state.output();
+        let messages = run.state.messages;
+        let start = messages
+            .iter()
+            .rposition(|m| is_boundary(m, &tool_message_id, &transfer_text))
+            .map_or(0, |i| i + 1);
+        let prefix = format!("[{agent_name}] ");
+        let mut added: Vec<ChatMessage> = messages
+            .into_iter()
+            .skip(start)
+            .filter(|m| !seen.contains(m.id()) && !matches!(m, ChatMessage::System(_)))
+            .collect();
+        for m in &mut added {
+            prefix_assistant(m, &prefix);
+        }
+        // 10. The output filter.
+        if let Some(filter) = &self.output_filter {
+            added = filter.apply(added).await;
+        }
+        // 11. The closing message.
+        if let Some(limit) = &run.limit {
+            added.push(ChatMessage::user(format!(
+                "The {agent_name} exceeded its {} limit of {}.",
+                limit.kind,
+                limit.limit_str()
+            )));
+        } else if added
+            .last()
+            .is_none_or(|m| matches!(m, ChatMessage::Assistant(_)))
+        {
+            added.push(ChatMessage::user(format!(
+                "The {agent_name} agent has completed its work."
+            )));
+        }
+        // 12. The result, the messages, and the agent's output.
+        Ok(ConversationToolOutput {
+            content: transfer_text.into(),
+            messages: added,
+            output: (!output.is_empty()).then_some(output),
+        })
+    }
+}
+
+impl ConversationTool for Handoff {
+    fn call<'a>(
+        &'a self,
+        conversation: &'a [ChatMessage],
+        call: &'a ToolCall,
+        args: ToolArgs,
+        extensions: &'a Extensions,
+    ) -> BoxFuture<'a, Result<ConversationToolOutput, ToolFailure>> {
+        Box::pin(self.transfer(conversation, call, args, extensions))
+    }
+}
