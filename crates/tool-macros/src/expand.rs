@@ -16,6 +16,7 @@
 //!         async move {
 //!             let __actuator_p0 = __actuator_required::<i64>(&mut __actuator_args, "x")?;
 //!             let __actuator_ret = add(__actuator_p0, …).await;
+//!             // for `-> Result<T, E>`: `?`-like unwrap with `E: Into<ToolFailure>`, then on `T`:
 //!             (&&&&C::__private::probe(&__actuator_ret)).tool_return_kind().convert(__actuator_ret)
 //!         }
 //!     })
@@ -136,7 +137,8 @@ fn constructor(tool: &Tool) -> TokenStream {
     let receiver = receiver(tool);
 
     // Helpers that take a parameter out of the arguments. Their only bound is `ToolParam`, the
-    // same as the schema's, so a bad parameter type is one error, on the type.
+    // same as the schema's, so a bad parameter type is one error, on the type (rustc drops an
+    // unsatisfied bound that repeats one already reported at the same span in the same body).
     let mut helpers = TokenStream::new();
     let uses = |kind: fn(&ParamKind) -> bool| tool.params.iter().any(|p| kind(&p.kind));
     if uses(|k| matches!(k, ParamKind::Plain)) {
@@ -208,21 +210,23 @@ fn constructor(tool: &Tool) -> TokenStream {
                 defaults.extend(quote! {
                     let #default = || -> #ty { #expr };
                 });
-                schema.extend(
-                    quote!(.param_with_default::<#ty>(#json_name, #description, #default())),
-                );
+                schema.extend(quote_spanned! {ty_span=>
+                    .param_with_default::<#ty>(#json_name, #description, #default())
+                });
                 takes.extend(quote! {
                     let #var = __actuator_or_else::<#ty>(&mut __actuator_args, #json_name, #default)?;
                 });
             }
             ParamKind::DefaultTrait => {
-                schema.extend(quote!(.param_optional::<#ty>(#json_name, #description)));
+                schema.extend(
+                    quote_spanned!(ty_span=> .param_optional::<#ty>(#json_name, #description)),
+                );
                 takes.extend(quote! {
                     let #var = __actuator_or_default::<#ty>(&mut __actuator_args, #json_name)?;
                 });
             }
             ParamKind::Flatten => {
-                schema.extend(quote!(.flatten::<#ty>()));
+                schema.extend(quote_spanned!(ty_span=> .flatten::<#ty>()));
                 flatten_take = quote! {
                     let #var = __actuator_flatten::<#ty>(__actuator_args)?;
                 };
@@ -243,13 +247,6 @@ fn constructor(tool: &Tool) -> TokenStream {
     } else {
         TokenStream::new()
     };
-
-    let error_check = result_error_type(&tool.output).map(|error_ty| {
-        quote! {
-            fn __actuator_error_type<E: ::core::convert::Into<#krate::ToolFailure>>() {}
-            __actuator_error_type::<#error_ty>();
-        }
-    });
 
     let viewer = match &tool.viewer {
         Some(expr) => {
@@ -298,15 +295,35 @@ fn constructor(tool: &Tool) -> TokenStream {
     } else {
         quote!(#krate::__private::run_blocking(move || #callee(#self_arg #(#vars),*)).await?)
     };
-    let ret_span = match &tool.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => Span::call_site(),
+    // The return value becomes a `ToolOutput`. A return type written `Result<T, E>` is taken
+    // apart here: `E` must convert into `ToolFailure` (checked on `E` itself; the generic
+    // conversion would instead render a `Serialize` error as JSON `{"Err": …}`), and `T` is
+    // converted like any other value, with errors on `T`.
+    let (unwrap, value_span) = match result_types(&tool.output) {
+        Some((ok_ty, error_ty)) => {
+            let into_failure = quote_spanned! {error_ty.span()=>
+                <#error_ty as ::core::convert::Into<#krate::ToolFailure>>::into(__actuator_error)
+            };
+            let unwrap = quote! {
+                let __actuator_ret = match __actuator_ret {
+                    ::core::result::Result::Ok(__actuator_value) => __actuator_value,
+                    ::core::result::Result::Err(__actuator_error) => {
+                        return ::core::result::Result::Err(#into_failure);
+                    }
+                };
+            };
+            (unwrap, ok_ty.span())
+        }
+        None => match &tool.output {
+            ReturnType::Type(_, ty) => (TokenStream::new(), ty.span()),
+            ReturnType::Default => (TokenStream::new(), Span::call_site()),
+        },
     };
     // Four `&`: method probing tries `&&&Probe` (Result of IntoToolOutput), `&&Probe` (Result
     // of Serialize), `&Probe` (IntoToolOutput) and `Probe` (Serialize) in that order. With three,
-    // the by-value candidate of the first step is `&&Probe`, and `Result<String, E>` would be
-    // rendered as a JSON string.
-    let convert = quote_spanned! {ret_span=>
+    // the by-value candidate of the first step is `&&Probe`, and `Result<String, E>` (behind an
+    // alias such as `io::Result`) would be rendered as a JSON string.
+    let convert = quote_spanned! {value_span=>
         (&&&&#krate::__private::probe(&__actuator_ret))
             .tool_return_kind()
             .convert(__actuator_ret)
@@ -319,7 +336,6 @@ fn constructor(tool: &Tool) -> TokenStream {
         #vis fn #ctor_ident(#receiver) -> #krate::ToolDef {
             #helpers
             #generic_check
-            #error_check
             #defaults
             static __ACTUATOR_SPEC: ::std::sync::OnceLock<::std::sync::Arc<#krate::ToolSpec>> =
                 ::std::sync::OnceLock::new();
@@ -352,6 +368,7 @@ fn constructor(tool: &Tool) -> TokenStream {
                         #takes
                         #flatten_take
                         let __actuator_ret = #call;
+                        #unwrap
                         #convert
                     }
                 },
@@ -360,10 +377,10 @@ fn constructor(tool: &Tool) -> TokenStream {
     }
 }
 
-/// `E` when the return type is written `Result<T, E>`: the macro then checks that `E` converts
-/// into `ToolFailure`, which the return conversion alone would not (a `Result` whose error does
-/// not convert but is `Serialize` would otherwise be returned as JSON `{"Err": …}`).
-fn result_error_type(output: &ReturnType) -> Option<&Type> {
+/// `(T, E)` when the return type is written `Result<T, E>` (any path ending in `Result` with
+/// two type arguments). One-argument aliases (`io::Result<T>`) are left to the generic
+/// conversion, which handles `Result`s too.
+fn result_types(output: &ReturnType) -> Option<(&Type, &Type)> {
     let ReturnType::Type(_, ty) = output else {
         return None;
     };
@@ -381,8 +398,8 @@ fn result_error_type(output: &ReturnType) -> Option<&Type> {
         GenericArgument::Type(ty) => Some(ty),
         _ => None,
     });
-    let (Some(_), Some(error), None) = (types.next(), types.next(), types.next()) else {
+    let (Some(ok), Some(error), None) = (types.next(), types.next(), types.next()) else {
         return None;
     };
-    Some(error)
+    Some((ok, error))
 }

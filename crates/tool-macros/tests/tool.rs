@@ -531,6 +531,14 @@ fn read(path: String) -> std::io::Result<String> {
     std::fs::read_to_string(path)
 }
 
+type Res<T> = Result<T, ToolError>;
+
+/// Returns through an alias.
+#[tool]
+async fn aliased() -> Res<String> {
+    Ok("plain".into())
+}
+
 /// Returns content.
 #[tool]
 async fn picture() -> actuator_tool_core::Content {
@@ -559,6 +567,14 @@ fn return_conversions() {
         ToolFailure::Recoverable(e) => assert_eq!(e.kind(), ToolErrorKind::FileNotFound),
         other => panic!("{other:?}"),
     }
+
+    // Results the macro cannot see through (aliases) keep `String` as plain text.
+    assert_eq!(text(&aliased_tool(), json!({})), "plain");
+    let path = std::env::temp_dir().join(format!("actuator-read-{}.txt", std::process::id()));
+    std::fs::write(&path, "file text").unwrap();
+    let out = text(&read_tool(), json!({"path": path.to_str().unwrap()}));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(out, "file text");
 
     match call(&picture_tool(), json!({})).unwrap() {
         ToolOutput::Content(items) => assert_eq!(items.len(), 1),

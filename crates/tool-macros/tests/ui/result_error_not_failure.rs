@@ -5,8 +5,8 @@ use actuator_tool_macros::tool;
 /// # Arguments
 /// * `text` - The text.
 #[tool]
-async fn parse(text: String) -> Result<i64, String> {
-    text.parse().map_err(|_| format!("not a number: {text}"))
+async fn parse(text: String) -> Result<i64, std::num::ParseIntError> {
+    text.parse()
 }
 
 fn main() {}
