@@ -273,14 +273,19 @@ fn collect_params(cx: &Ctxt, func: &mut ItemFn) -> Vec<RawParam> {
             flatten_seen = true;
         }
 
+        const PLAIN_NAME: &str = "a `#[tool]` parameter must be a plain name such as \
+                                  `query: String`: the name is the parameter's name in the \
+                                  JSON arguments";
         let ident = match &*pat_type.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+            Pat::Ident(pat) => {
+                if pat.by_ref.is_some() || pat.subpat.is_some() {
+                    // Still a named parameter: its `# Arguments` entry is not an error too.
+                    cx.error_spanned_by(&pat_type.pat, PLAIN_NAME);
+                }
+                pat.ident.clone()
+            }
             other => {
-                cx.error_spanned_by(
-                    other,
-                    "a `#[tool]` parameter must be a plain name such as `query: String`: the \
-                     name is the parameter's name in the JSON arguments",
-                );
+                cx.error_spanned_by(other, PLAIN_NAME);
                 continue;
             }
         };
