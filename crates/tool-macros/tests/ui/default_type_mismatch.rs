@@ -1,0 +1,12 @@
+use actuator_tool_macros::tool;
+
+/// Lists.
+///
+/// # Arguments
+/// * `limit` - How many.
+#[tool]
+async fn list(#[tool(default = "ten")] limit: u32) -> u32 {
+    limit
+}
+
+fn main() {}
