@@ -1,13 +1,18 @@
 //! # Actuator
 //!
 //! Give language models hands: turn plain Rust functions into tools a model can call, land
-//! each call on the real function exactly and safely, and (as the layers above land) run agents
-//! that loop over model and tools.
+//! each call on the real function exactly and safely, and run agents that loop over model and
+//! tools until they submit an answer, alone or handing work to each other.
 //!
-//! This facade re-exports the layers:
+//! This facade re-exports the layers behind features:
 //!
-//! - [`tool_core`]: tool definitions, validation, results, errors, truncation, dialects.
-//! - [`tool`] (feature `macros`, on by default): the `#[tool]` attribute.
+//! | module | crate | feature |
+//! |---|---|---|
+//! | [`tool_core`] | tool definitions, validation, results, errors, truncation, dialects | always |
+//! | [`tool`] | the `#[tool]` attribute | `macros` (default) |
+//! | `model`, `exec` | messages, the `Model` trait, scripted models; the staged executor | `exec` |
+//! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
+//! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
 //!
 //! ```
 //! use actuator::prelude::*;
@@ -37,6 +42,17 @@ pub use actuator_tool_core as tool_core;
 #[cfg(feature = "macros")]
 pub use actuator_tool_macros::tool;
 
+#[cfg(feature = "exec")]
+pub use actuator_exec as exec;
+#[cfg(feature = "exec")]
+pub use actuator_model as model;
+
+#[cfg(feature = "agent")]
+pub use actuator_agent as agent;
+
+#[cfg(feature = "multi")]
+pub use actuator_multi as multi;
+
 /// The names most programs need.
 pub mod prelude {
     pub use actuator_tool_core::{
@@ -46,4 +62,15 @@ pub mod prelude {
 
     #[cfg(feature = "macros")]
     pub use actuator_tool_macros::tool;
+
+    #[cfg(feature = "exec")]
+    pub use actuator_exec::{EventLog, ExecuteOptions, execute_tools};
+    #[cfg(feature = "exec")]
+    pub use actuator_model::{ChatMessage, Model, ModelOutput, ScriptedModel};
+
+    #[cfg(feature = "agent")]
+    pub use actuator_agent::{Agent, AgentState, RunContext, react, run};
+
+    #[cfg(feature = "multi")]
+    pub use actuator_multi::{as_tool, handoff};
 }

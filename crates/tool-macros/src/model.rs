@@ -70,9 +70,30 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// The default path to the runtime crate.
+/// The default path to the runtime crate: `actuator_tool_core` when the calling crate depends
+/// on it, else the `actuator` facade's re-export, found in the caller's `Cargo.toml` (so that
+/// users of the facade need no `crate = ...`).
 pub(crate) fn default_krate() -> Path {
-    syn::parse_quote!(::actuator_tool_core)
+    use proc_macro_crate::{FoundCrate, crate_name};
+    // `Itself` also answers for the package's tests and examples, which are separate crates.
+    let is_lib = |lib: &str| std::env::var("CARGO_CRATE_NAME").is_ok_and(|c| c == lib);
+    let ident = |name: &str| proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+    match crate_name("actuator-tool-core") {
+        Ok(FoundCrate::Itself) if is_lib("actuator_tool_core") => syn::parse_quote!(crate),
+        Ok(FoundCrate::Name(name)) => {
+            let name = ident(&name);
+            syn::parse_quote!(::#name)
+        }
+        _ => match crate_name("actuator") {
+            Ok(FoundCrate::Itself) if is_lib("actuator") => syn::parse_quote!(crate::tool_core),
+            Ok(FoundCrate::Itself) => syn::parse_quote!(::actuator::tool_core),
+            Ok(FoundCrate::Name(name)) => {
+                let name = ident(&name);
+                syn::parse_quote!(::#name::tool_core)
+            }
+            Err(_) => syn::parse_quote!(::actuator_tool_core),
+        },
+    }
 }
 
 /// Validates `func` and its `#[tool(...)]` arguments. The function's parameters lose their
