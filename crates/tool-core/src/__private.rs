@@ -66,8 +66,9 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 //
 // The macro knows a tool's return type only as tokens, so it cannot tell `Result<T, E>` (maybe
 // behind an alias) from a plain value, nor a type with its own `IntoToolOutput` from any other
-// `Serialize` type. Method resolution on `&&&Probe<R>` picks the first matching impl in this
-// order:
+// `Serialize` type. The methods take `&self`, so an impl for `&&&Probe<R>` is reached by a
+// receiver `&&&&Probe<R>`. Method resolution on `(&&&&probe(&r))` picks the first matching
+// impl in this order:
 //   1. `Result<T, E>` with `T: IntoToolOutput`
 //   2. `Result<T, E>` with `T: Serialize`
 //   3. `T: IntoToolOutput`
@@ -150,7 +151,7 @@ mod tests {
 
     fn conv_result_output() -> Result<ToolOutput, ToolFailure> {
         let r: Result<i32, ToolError> = Ok(3);
-        (&&&probe(&r)).tool_return_kind().convert(r)
+        (&&&&probe(&r)).tool_return_kind().convert(r)
     }
 
     #[derive(Serialize)]
@@ -163,23 +164,28 @@ mod tests {
         assert_eq!(conv_result_output().unwrap(), ToolOutput::Text("3".into()));
 
         let r: Result<Point, std::io::Error> = Ok(Point { x: 1 });
-        let out = (&&&probe(&r)).tool_return_kind().convert(r).unwrap();
+        let out = (&&&&probe(&r)).tool_return_kind().convert(r).unwrap();
         assert_eq!(out, ToolOutput::Text(r#"{"x":1}"#.into()));
 
         let s = String::from("hi");
-        let out = (&&&probe(&s)).tool_return_kind().convert(s).unwrap();
+        let out = (&&&&probe(&s)).tool_return_kind().convert(s).unwrap();
         assert_eq!(out, ToolOutput::Text("hi".into()));
 
         let p = Point { x: 2 };
-        let out = (&&&probe(&p)).tool_return_kind().convert(p).unwrap();
+        let out = (&&&&probe(&p)).tool_return_kind().convert(p).unwrap();
         assert_eq!(out, ToolOutput::Text(r#"{"x":2}"#.into()));
 
+        // A Result of a string is text, not a JSON string.
+        let r: Result<String, ToolError> = Ok("fine".into());
+        let out = (&&&&probe(&r)).tool_return_kind().convert(r).unwrap();
+        assert_eq!(out, ToolOutput::Text("fine".into()));
+
         let e: Result<String, ToolError> = Err(ToolError::new("nope"));
-        let err = (&&&probe(&e)).tool_return_kind().convert(e).unwrap_err();
+        let err = (&&&&probe(&e)).tool_return_kind().convert(e).unwrap_err();
         assert!(err.is_recoverable());
 
         let v = vec![1, 2];
-        let out = (&&&probe(&v)).tool_return_kind().convert(v).unwrap();
+        let out = (&&&&probe(&v)).tool_return_kind().convert(v).unwrap();
         assert_eq!(out, ToolOutput::Text("[1,2]".into()));
     }
 }
