@@ -3,7 +3,7 @@
 #![allow(missing_docs, missing_debug_implementations)]
 
 use std::marker::PhantomData;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -14,19 +14,7 @@ use crate::def::ToolSpec;
 use crate::error::{FatalToolError, ToolFailure};
 use crate::info::ToolInfo;
 
-/// A `#[tool]` item's spec, built on first use and shared by every `ToolDef` made from it.
-pub struct StaticSpec(LazyLock<Arc<ToolSpec>>);
-
-impl StaticSpec {
-    pub const fn new(init: fn() -> Arc<ToolSpec>) -> Self {
-        StaticSpec(LazyLock::new(init))
-    }
-
-    pub fn get(&self) -> Arc<ToolSpec> {
-        Arc::clone(&self.0)
-    }
-}
-
+/// A `#[tool]` item's spec (the macro caches it in a `static` inside the constructor).
 pub fn spec(info: ToolInfo) -> Arc<ToolSpec> {
     Arc::new(ToolSpec::new(info))
 }
