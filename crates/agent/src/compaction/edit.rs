@@ -166,8 +166,7 @@ impl CompactionEdit {
         for (i, m) in conversation.iter().enumerate() {
             let Some(a) = m.as_assistant() else { continue };
             for call in a.calls() {
-                if call.function == TOOL_SEARCH_NAME
-                    || self.exclude_tools.iter().any(|t| *t == call.function)
+                if call.function == TOOL_SEARCH_NAME || self.exclude_tools.contains(&call.function)
                 {
                     continue;
                 }

@@ -383,8 +383,14 @@ fn truncate_middle(text: &str, max_bytes: usize) -> String {
     if text.len() <= budget {
         return text.to_owned();
     }
-    let front = text.floor_char_boundary(budget / 2);
-    let back = text.ceil_char_boundary(text.len() - (budget - budget / 2));
+    let mut front = budget / 2;
+    while !text.is_char_boundary(front) {
+        front -= 1;
+    }
+    let mut back = text.len() - (budget - budget / 2);
+    while !text.is_char_boundary(back) {
+        back += 1;
+    }
     format!("{}{TRUNCATION_MARKER}{}", &text[..front], &text[back..])
 }
 
