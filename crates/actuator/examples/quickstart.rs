@@ -3,14 +3,15 @@
 //!
 //! Run with `cargo run --example quickstart`. Set `NO_COLOR=1` for plain text.
 
-use std::io::IsTerminal;
+mod support;
+
 use std::sync::Arc;
 
 use actuator::agent::{AgentSubmit, RunContext, react};
-use actuator::exec::{Event, EventSink};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::prelude::*;
 use serde_json::json;
+use support::Transcript;
 
 /// Add two integers.
 ///
@@ -62,63 +63,12 @@ fn script() -> Vec<ModelOutput> {
     ]
 }
 
-/// Prints each model turn and tool call as it happens.
-struct Transcript {
-    color: bool,
-}
-
-impl Transcript {
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-}
-
-impl EventSink for Transcript {
-    fn emit(&self, event: Event) {
-        match event {
-            Event::Model(m) => {
-                let Some(message) = m.output.as_ref().and_then(|o| o.message()) else {
-                    return;
-                };
-                let text = message.content.text();
-                if !text.is_empty() {
-                    println!("{} {text}", self.paint("1;34", "model"));
-                }
-                for call in message.calls() {
-                    println!("{} {}", self.paint("34", "  call"), call.render());
-                }
-            }
-            Event::Tool(t) => match &t.error {
-                None => println!(
-                    "{} {} → {}",
-                    self.paint("32", "  tool"),
-                    t.function,
-                    t.result.text()
-                ),
-                Some(e) => println!(
-                    "{} {} failed ({}): {}",
-                    self.paint("31", "  tool"),
-                    t.function,
-                    e.kind,
-                    e.message.replace('\n', "\n       ")
-                ),
-            },
-            _ => {}
-        }
-    }
-}
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let transcript = Arc::new(Transcript { color });
+    let transcript = Arc::new(Transcript::new());
 
     let agent = react()
-        .name("calculator")
+        .name("model")
         .prompt("You are a careful calculator. Use the tools for arithmetic.")
         .tools([add_tool(), multiply_tool()])
         .model(Arc::new(ScriptedModel::new(script())))

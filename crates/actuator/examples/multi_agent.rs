@@ -1,0 +1,150 @@
+//! Multi-agent: a supervisor that hands the conversation to a researcher (`handoff`) and calls
+//! a calculator agent like a function (`as_tool`), all on scripted models.
+//!
+//! Run with `cargo run --example multi_agent`.
+
+mod support;
+
+use std::sync::Arc;
+
+use actuator::agent::{AgentPrompt, AgentSubmit, RunContext, react};
+use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
+use actuator::multi::{as_tool, handoff};
+use actuator::prelude::*;
+use serde_json::json;
+use support::Transcript;
+
+/// Look up a fact in the (tiny, built-in) encyclopedia.
+///
+/// # Arguments
+/// * `topic` - What to look up.
+#[tool]
+async fn lookup(topic: String) -> Result<String, ToolError> {
+    match topic.to_lowercase().as_str() {
+        "eiffel tower" => Ok("The Eiffel Tower is 330 metres tall.".into()),
+        "great pyramid" => Ok("The Great Pyramid of Giza is 138.5 metres tall.".into()),
+        other => Err(ToolError::new(format!("No entry for '{other}'."))),
+    }
+}
+
+/// Subtract one number from another.
+///
+/// # Arguments
+/// * `a` - The number to subtract from.
+/// * `b` - The number to subtract.
+#[tool]
+async fn subtract(a: f64, b: f64) -> f64 {
+    a - b
+}
+
+fn turn(text: &str, id: &str, function: &str, args: serde_json::Value) -> ModelOutput {
+    ModelOutput::for_tool_calls("scripted", text, vec![ToolCall::new(id, function, args)])
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let transcript = Arc::new(Transcript::new());
+
+    // The researcher looks things up, then reports back.
+    let researcher = react()
+        .name("researcher")
+        .description("Finds facts in the encyclopedia.")
+        .tools([lookup_tool()])
+        .model(Arc::new(ScriptedModel::new([
+            turn("", "r1", "lookup", json!({"topic": "Eiffel Tower"})),
+            turn("", "r2", "lookup", json!({"topic": "Great Pyramid"})),
+            turn(
+                "Eiffel Tower: 330 m. Great Pyramid: 138.5 m.",
+                "r3",
+                "submit",
+                json!({"answer": "330 and 138.5 metres"}),
+            ),
+        ])))
+        .build()?;
+
+    // The calculator is called like a function, on one input, in isolation.
+    let calculator = react()
+        .name("calculator")
+        .description("Does arithmetic on request.")
+        .tools([subtract_tool()])
+        .model(Arc::new(ScriptedModel::new([
+            turn("", "c1", "subtract", json!({"a": 330, "b": 138.5})),
+            turn("", "c2", "submit", json!({"answer": "191.5"})),
+        ])))
+        .submit(AgentSubmit {
+            answer_only: true,
+            ..AgentSubmit::default()
+        })
+        .build()?;
+
+    let supervisor = react()
+        .name("supervisor")
+        .prompt(AgentPrompt::instructions(
+            "You coordinate a researcher and a calculator.",
+        ))
+        .tools([
+            handoff(Arc::new(researcher)).build()?,
+            as_tool(Arc::new(calculator)).build()?,
+        ])
+        .model(Arc::new(ScriptedModel::new([
+            turn(
+                "Let me get the heights.",
+                "s1",
+                "transfer_to_researcher",
+                json!({}),
+            ),
+            turn(
+                "Now the difference.",
+                "s2",
+                "calculator",
+                json!({"input": "What is 330 - 138.5?"}),
+            ),
+            turn(
+                "The Eiffel Tower is 191.5 m taller.",
+                "s3",
+                "submit",
+                json!({"answer": "191.5 metres"}),
+            ),
+        ])))
+        .submit(AgentSubmit {
+            answer_only: true,
+            ..AgentSubmit::default()
+        })
+        .build()?;
+
+    let question = "How much taller is the Eiffel Tower than the Great Pyramid?";
+    println!("{} {question}", transcript.paint("1;35", " user"));
+    let cx = RunContext::with_events(transcript.clone());
+    let result = cx
+        .run(&supervisor, question, &[], Default::default())
+        .await?;
+
+    println!(
+        "\n{}",
+        transcript.paint("1", "The supervisor's conversation:")
+    );
+    for m in &result.state.messages {
+        let calls: Vec<String> = m
+            .as_assistant()
+            .map(|a| a.calls().iter().map(ToolCall::render).collect())
+            .unwrap_or_default();
+        let text = m.text();
+        let shown = if text.chars().count() > 70 {
+            format!("{}…", text.chars().take(70).collect::<String>())
+        } else {
+            text
+        };
+        println!(
+            "  {:<9} {} {}",
+            m.role(),
+            shown.replace('\n', " "),
+            calls.join(" ")
+        );
+    }
+    println!(
+        "\n{} {}",
+        transcript.paint("1;32", "answer:"),
+        result.state.output().completion()
+    );
+    Ok(())
+}
