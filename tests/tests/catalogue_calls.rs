@@ -248,6 +248,22 @@ async fn tool_errors_reach_the_model() {
     }
 }
 
+/// serde also reads internally tagged enums and untagged struct variants from arrays (through
+/// its private buffering, which no wrapper can reach), where the schema says object. Validation
+/// runs before deserialization, so such arguments never reach serde.
+#[tokio::test]
+async fn validation_guards_serdes_lenient_forms() {
+    for (tool, args) in [
+        ("send_event", json!({"event": ["click", 1, 2]})),
+        ("send_event", json!({"event": ["key", "a"]})),
+        ("list_items", json!({"options": [10]})),
+        ("create_user", json!({"user": ["Ann", 30, ["s", "c", null]]})),
+    ] {
+        let msg = parsing_error(tool, args.clone()).await;
+        assert!(msg.starts_with("Found 1 validation error"), "{tool}({args}): {msg}");
+    }
+}
+
 #[test]
 fn options_from_the_attribute() {
     let nap = tool("nap");

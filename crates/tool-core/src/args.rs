@@ -111,13 +111,13 @@ type PathError = serde_path_to_error::Error<serde_json::Error>;
 /// again with those read as integers, so that what the schema accepts as an integer (D14) the
 /// deserializer accepts too.
 fn deserialize_lenient<T: DeserializeOwned>(value: &Value) -> Result<T, PathError> {
-    let first = match serde_path_to_error::deserialize(value) {
+    let first = match serde_path_to_error::deserialize(crate::strict::Strict(value)) {
         Ok(v) => return Ok(v),
         Err(e) => e,
     };
     let mut normalized = value.clone();
     if normalize_integral_floats(&mut normalized)
-        && let Ok(v) = serde_path_to_error::deserialize(&normalized)
+        && let Ok(v) = serde_path_to_error::deserialize(crate::strict::Strict(&normalized))
     {
         return Ok(v);
     }

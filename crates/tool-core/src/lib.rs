@@ -33,6 +33,7 @@ pub use validate::{ArgumentValidator, MAX_ARGUMENT_DEPTH, check_nesting_depth};
 
 mod args;
 pub use args::ToolArgs;
+mod strict;
 
 mod schema;
 pub use schema::{ParamsBuilder, ToolParam, accepts_missing};
