@@ -11,6 +11,10 @@
 //! - Message filters ([`content_only`], [`remove_tools`], [`last_message`], [`trim_messages`])
 //!   and [`compaction`] strategies.
 
+// `AgentError` carries the partial state so that nothing done before an error is lost; it is
+// returned only when a run ends, so its size costs nothing on the hot path.
+#![allow(clippy::result_large_err)]
+
 mod agent;
 pub use agent::{Agent, AgentError, AgentErrorKind, AgentWith, FnAgent, agent_fn, agent_with};
 
@@ -43,7 +47,7 @@ pub use prompts::{
 
 mod react;
 pub use react::{
-    AgentAttempts, AgentPrompt, AgentSubmit, ContinueDecision, IncorrectMessage, ModelAgent,
-    OnContinue, ReactAgent, ReactBuilder, ReactModel, Scorer, Truncation, react,
-    remove_submit_tool, submit_output,
+    AgentAttempts, AgentPrompt, AgentSubmit, ContinueDecision, IncorrectMessage,
+    IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent, ReactBuilder, ReactModel,
+    Scorer, Truncation, react, remove_submit_tool, submit_output,
 };

@@ -119,13 +119,16 @@ impl From<String> for AgentPrompt {
 /// Judges a submission: returns the score's value, where `1.0` means correct.
 pub type Scorer = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, f64> + Send + Sync>;
 
+/// Computes the message after an incorrect submission from the state and the score's value.
+pub type IncorrectMessageFn = Arc<dyn Fn(&AgentState, f64) -> BoxFuture<'_, String> + Send + Sync>;
+
 /// What to tell the model after an incorrect submission.
 #[derive(Clone)]
 pub enum IncorrectMessage {
     /// A fixed text.
     Text(String),
     /// Computed from the state and the score's value.
-    Fn(Arc<dyn Fn(&AgentState, f64) -> BoxFuture<'_, String> + Send + Sync>),
+    Fn(IncorrectMessageFn),
 }
 
 impl std::fmt::Debug for IncorrectMessage {
@@ -231,6 +234,8 @@ impl Default for AgentSubmit {
 
 /// What `on_continue` decides after a turn.
 #[derive(Debug, Clone)]
+// Returned once per turn: boxing the state would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum ContinueDecision {
     /// Go on (after a text-only turn, the default continue prompt is sent).
     Continue,
@@ -242,6 +247,9 @@ pub enum ContinueDecision {
     State(AgentState),
 }
 
+/// Decides, after every turn, whether and how the loop goes on.
+pub type OnContinueFn = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, ContinueDecision> + Send + Sync>;
+
 /// What happens after each turn.
 #[derive(Clone)]
 pub enum OnContinue {
@@ -249,7 +257,7 @@ pub enum OnContinue {
     /// submit tool.
     Text(String),
     /// Called after every turn.
-    Fn(Arc<dyn Fn(&AgentState) -> BoxFuture<'_, ContinueDecision> + Send + Sync>),
+    Fn(OnContinueFn),
 }
 
 impl std::fmt::Debug for OnContinue {
@@ -794,7 +802,7 @@ impl ReactAgent {
         {
             match &mut message.content {
                 MessageContent::Text(t) => {
-                    *t = format!("{t}{}{answer}", submit.delimiter).trim().to_owned()
+                    *t = format!("{t}{}{answer}", submit.delimiter).trim().to_owned();
                 }
                 MessageContent::Parts(parts) => parts.push(Content::text(answer)),
             }

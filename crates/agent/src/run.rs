@@ -10,6 +10,8 @@ use crate::state::AgentState;
 
 /// What an agent runs on: a string (one user message), messages, or a state.
 #[derive(Debug, Clone)]
+// A transient argument, consumed at once: boxing the state would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum AgentInput {
     /// A user message.
     Text(String),
