@@ -257,10 +257,16 @@ async fn validation_guards_serdes_lenient_forms() {
         ("send_event", json!({"event": ["click", 1, 2]})),
         ("send_event", json!({"event": ["key", "a"]})),
         ("list_items", json!({"options": [10]})),
-        ("create_user", json!({"user": ["Ann", 30, ["s", "c", null]]})),
+        (
+            "create_user",
+            json!({"user": ["Ann", 30, ["s", "c", null]]}),
+        ),
     ] {
         let msg = parsing_error(tool, args.clone()).await;
-        assert!(msg.starts_with("Found 1 validation error"), "{tool}({args}): {msg}");
+        assert!(
+            msg.starts_with("Found 1 validation error"),
+            "{tool}({args}): {msg}"
+        );
     }
 }
 

@@ -100,7 +100,8 @@ impl RunContext {
         limits: &[Limit],
         args: Map<String, Value>,
     ) -> Result<AgentRun, AgentError> {
-        self.run_state(agent, input.into().into_state(), limits, args).await
+        self.run_state(agent, input.into().into_state(), limits, args)
+            .await
     }
 
     /// Like [`RunContext::run`], but the state is used as it is (message sources are not

@@ -60,7 +60,7 @@ fn default_system_prompts() {
     assert_eq!(none.system_message(), None);
     // A custom submit name reaches the prompt; `{submit}` in the assistant prompt replaces the submit prompt.
     let custom = react()
-        .model(model.clone())
+        .model(model)
         .submit(AgentSubmit {
             name: Some("answer".into()),
             ..AgentSubmit::default()
@@ -169,7 +169,7 @@ async fn reasoning_behind_a_submit_call_is_removed() {
     assert_eq!(last.tool_calls.as_deref(), Some(&[][..]));
     match &last.content {
         actuator_model::MessageContent::Parts(p) => {
-            assert_eq!(p, &vec![Content::text("Done."), Content::text("7")])
+            assert_eq!(p, &vec![Content::text("Done."), Content::text("7")]);
         }
         other => panic!("{other:?}"),
     }
