@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-
 use actuator_exec::{
     ConversationTool, ConversationToolOutput, Event, EventLog, ExecuteOptions, execute_tools,
     with_conversation,
@@ -58,53 +56,6 @@ async fn every_call_produces_a_serializable_event() {
     assert_eq!(json["error"]["type"], "unknown");
     let back: Event = serde_json::from_value(json).unwrap();
     assert_eq!(back, Event::Tool(events[1].clone()));
-}
-
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-impl std::io::Write for Buffer {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[test]
-fn each_call_runs_in_a_tracing_span_naming_tool_and_call() {
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let bad = tool("bad", false, |_a, _c| async {
-                tracing::info!("inside the tool");
-                Err::<ToolOutput, _>(ToolError::new("broken").into())
-            });
-            execute_tools(
-                &conversation(&[("bad", json!({}))]),
-                &[bad],
-                &ExecuteOptions::default(),
-            )
-            .await
-            .unwrap();
-        });
-    });
-    let out = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
-    assert!(
-        out.contains("tool_call{tool=bad call_id=call_0}: "),
-        "{out}"
-    );
-    assert!(out.contains("inside the tool"), "{out}");
 }
 
 /// A conversation-taking tool: reports how many messages it saw, appends two messages, and
