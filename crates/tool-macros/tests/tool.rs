@@ -60,8 +60,8 @@ fn add_info_and_call() {
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "x": {"type": "integer", "description": "First addend."},
-                    "y": {"type": "integer", "description": "Second addend."}
+                    "x": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX, "description": "First addend."},
+                    "y": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX, "description": "Second addend."}
                 },
                 "required": ["x", "y"],
                 "additionalProperties": false
