@@ -708,3 +708,42 @@ async fn an_empty_output_is_an_error_with_the_state() {
     assert!(err.to_string().contains("no output left"));
     let _ = ToolCall::new("a", "b", json!({}));
 }
+
+#[tokio::test]
+async fn approval_policies_and_executor_options_apply_to_the_agents_calls() {
+    use actuator_exec::{ApprovalDecision, ApprovalPolicy, auto_approver};
+    let big = actuator_tool_core::ToolDef::builder("big")
+        .description("Returns a lot.")
+        .handler(
+            |_a: actuator_tool_core::ToolArgs, _c: actuator_tool_core::ToolContext| async {
+                Ok::<_, actuator_tool_core::ToolFailure>("x".repeat(1000))
+            },
+        )
+        .build()
+        .unwrap();
+    let model = scripted(vec![
+        call_add(1, 2),
+        call("", "big", json!({})),
+        submit("3"),
+    ]);
+    let agent = react()
+        .model(model)
+        .no_prompt()
+        .tools([add_tool(), big])
+        .approval([ApprovalPolicy::new(auto_approver(ApprovalDecision::Reject), ["add"]).unwrap()])
+        .approval([ApprovalPolicy::new(auto_approver(ApprovalDecision::Approve), ["*"]).unwrap()])
+        .max_output(100)
+        .build()
+        .unwrap();
+    let out = run(&agent, "q", &[]).await.unwrap();
+    let t = transcript(&out.state.messages);
+    assert_eq!(t[2], "tool add: error approval: Automatic decision.");
+    assert!(
+        t[4].starts_with(
+            "tool big: \nThe output of your call to big was too long to be displayed."
+        ),
+        "{}",
+        t[4]
+    );
+    assert!(t[4].contains("[... 900 bytes omitted ...]"), "{}", t[4]);
+}
