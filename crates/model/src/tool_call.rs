@@ -116,10 +116,20 @@ pub fn parse_tool_call(
         .find(|t| t.name == function)
         .and_then(|t| t.parameters.properties.keys().next());
     if let Some(param) = first_param {
-        let value = match serde_json::from_str::<Value>(text) {
-            Ok(v) if depth_ok(&v) => v,
-            _ => Value::String(text.to_owned()),
+        let parsed = serde_json::from_str::<Value>(text);
+        let too_deep = match &parsed {
+            Err(e) => e.to_string().contains("recursion limit exceeded"),
+            // Inside the arguments object the value is one level deeper.
+            Ok(v) => !depth_ok(&Value::Array(vec![v.clone()])),
         };
+        if too_deep {
+            call.parse_error = Some(format!(
+                "Error parsing the following tool call arguments:\n\n{}\n\nError details: {DEPTH_DETAILS}",
+                shown_arguments(raw)
+            ));
+            return call;
+        }
+        let value = parsed.unwrap_or_else(|_| Value::String(text.to_owned()));
         call.arguments.insert(param.clone(), value);
     }
     call

@@ -95,6 +95,29 @@ fn deep_nesting_is_a_parse_error() {
 }
 
 #[test]
+fn non_object_text_nested_too_deep_is_a_parse_error() {
+    // Found by the fuzzer: 100 nested arrays are 101 levels once inside the arguments object.
+    let tools = [tool("bash", &["command"])];
+    for depth in [100, 200] {
+        let raw = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let c = parse_tool_call("c", "bash", Some(&raw), &tools);
+        assert!(c.arguments.is_empty());
+        assert!(
+            c.parse_error.unwrap().ends_with(
+                "Error details: arguments exceed the maximum supported nesting depth of 100"
+            ),
+            "depth {depth}"
+        );
+    }
+    let raw = format!("{}{}", "[".repeat(99), "]".repeat(99));
+    let c = parse_tool_call("c", "bash", Some(&raw), &tools);
+    assert!(c.parse_error.is_none());
+    assert!(
+        actuator_tool_core::check_nesting_depth(&serde_json::Value::Object(c.arguments)).is_ok()
+    );
+}
+
+#[test]
 fn shown_arguments_are_middle_truncated() {
     let raw = format!("{{\"a\": \"{}", "é".repeat(20_000));
     let c = parse_tool_call("c", "f", Some(&raw), &[]);
