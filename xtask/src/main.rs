@@ -1,15 +1,33 @@
 //! Project automation: `cargo xtask <command>`.
 #![allow(clippy::print_stderr)]
 
+mod bench;
+mod divan;
+mod python;
+mod report;
+
 use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  help    this text
+  bench   build and run the benchmarks (release) and print one table; see `cargo xtask bench --help`";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("help") | Some("--help") | None => {
-            println!("usage: cargo xtask <command>\n\ncommands:\n  help    this text");
+            println!("{USAGE}");
             ExitCode::SUCCESS
         }
+        Some("bench") => match bench::main(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Some(other) => {
             eprintln!("unknown command '{other}'; see `cargo xtask help`");
             ExitCode::from(2)

@@ -1,0 +1,372 @@
+//! W5 of the Python reference (`w5_react.py`): K react agents at once over a scripted model.
+//!
+//! Each agent calls `add` 50 times and then submits: 51 model turns. The model is a
+//! [`FunctionModel`] that decides from the conversation, as the Python `mockllm` callable does:
+//! it counts the tool results so far, calls `add(x=done, y=1)` until there are 50, then calls
+//! `submit`, and reports usage on every output. Each agent has its own `add` (a `#[tool]`
+//! method on a per-agent recorder) that timestamps its calls: the gap between two consecutive
+//! calls of one agent is one full turn (generate, execute the call, loop bookkeeping).
+//!
+//! The K agents are spawned as tasks on Tokio's multi-thread runtime (one worker per core) and
+//! run with `actuator_agent::run(&agent, task, &[])`; each task builds its agent first, then
+//! starts its clock. Reported: time per turn (all gaps, turns 2–11, turns 41–50), the run of one
+//! agent, the wall time of the agent phase (first start to last end) and the throughput,
+//! K × 51 turns / agent phase.
+//!
+//! `--model ready` (default) uses the `FunctionModel` as it is: its output is ready at once,
+//! so nothing in a turn waits and each task runs its agent to the end in one poll; agents
+//! spawned together then run one after another on each worker. `--model yield` wraps it in a
+//! model that yields to the runtime once per generation, as a model behind a network would:
+//! then all K agents are in flight at once, interleaved, and all K conversations are in
+//! memory together, as in Python. `--events` sends every event to a sink that counts them
+//! (by default `run` has no sink). `--hold` prints `HOLD` at the end and waits for a line on
+//! stdin, so that the parent can read this process's peak RSS (`VmHWM` in
+//! `/proc/<pid>/status`) from outside before it exits; `cargo xtask bench` runs each K in its
+//! own process this way.
+//!
+//! `--sizes` prints the inline sizes of the conversation's types instead.
+//!
+//! Usage: `react --k 100 --runs 3 [--model yield] [--events] [--hold]`.
+
+#[path = "../../tool-core/benches/fixture/mod.rs"]
+mod fixture;
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actuator_agent::{RunContext, react};
+use actuator_exec::{Event, EventSink};
+use actuator_model::{
+    BoxFuture, ChatMessage, FunctionModel, GenerateConfig, Model, ModelError, ModelOutput,
+    ModelUsage, ToolCall,
+};
+use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_macros::tool;
+use serde_json::{Map, json};
+
+/// Tool turns per agent; the agent then submits, for 51 model turns.
+const TOOL_TURNS: usize = 50;
+/// Model turns per agent.
+const MODEL_TURNS: usize = TOOL_TURNS + 1;
+
+/// The state of one agent's `add` tool: when each call ran.
+struct Recorder {
+    stamps: Mutex<Vec<Instant>>,
+}
+
+impl Recorder {
+    /// Add two integers.
+    ///
+    /// # Arguments
+    /// * `x` - First addend.
+    /// * `y` - Second addend.
+    #[tool]
+    async fn add(&self, x: i64, y: i64) -> i64 {
+        if let Ok(mut stamps) = self.stamps.lock() {
+            stamps.push(Instant::now());
+        }
+        x + y
+    }
+}
+
+/// The mock model's policy: `add` until 50 tool results exist, then `submit`.
+fn script(input: &[ChatMessage], tools: &[Arc<ToolInfo>]) -> Result<ModelOutput, ModelError> {
+    let done = input.iter().filter(|m| m.as_tool().is_some()).count();
+    let has_submit = tools.iter().any(|t| t.name == "submit");
+    let call = |id: String, function: &str, args| {
+        ModelOutput::for_tool_calls("mockllm/model", "", vec![ToolCall::new(id, function, args)])
+    };
+    let out = if done < TOOL_TURNS {
+        call(format!("call_{done}"), "add", json!({"x": done, "y": 1}))
+    } else if has_submit {
+        call(
+            "call_submit".to_owned(),
+            "submit",
+            json!({"answer": done.to_string()}),
+        )
+    } else {
+        ModelOutput::from_content("mockllm/model", done.to_string())
+    };
+    Ok(out.with_usage(ModelUsage::new(10, 10)))
+}
+
+/// A model that yields to the runtime once before each generation, like a network round trip.
+struct Yielding(FunctionModel);
+
+impl Model for Yielding {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        Box::pin(async move {
+            tokio::task::yield_now().await;
+            self.0.generate(input, tools, tool_choice, config).await
+        })
+    }
+}
+
+/// An event sink that counts events and keeps none.
+#[derive(Default)]
+struct Counter(AtomicU64);
+
+impl EventSink for Counter {
+    fn emit(&self, _event: Event) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// What one agent's run measured.
+struct AgentTiming {
+    start: Instant,
+    end: Instant,
+    stamps: Vec<Instant>,
+}
+
+/// Builds one agent, runs it, checks its answer and returns its timing.
+async fn one_agent(model: Arc<dyn Model>, events: Option<Arc<Counter>>) -> AgentTiming {
+    let recorder = Arc::new(Recorder {
+        stamps: Mutex::new(Vec::with_capacity(TOOL_TURNS)),
+    });
+    let agent = react()
+        .model(model)
+        .tools([recorder.add_tool()])
+        .build()
+        .expect("the react agent");
+    let cx = match events {
+        Some(sink) => RunContext::with_events(sink),
+        None => RunContext::new(),
+    };
+    let start = Instant::now();
+    let run = cx
+        .run(&agent, "Add numbers, then submit.", &[], Map::new())
+        .await
+        .expect("the agent run");
+    let end = Instant::now();
+    let output = run.state.output();
+    let completion = output.completion();
+    assert!(
+        completion.ends_with("50"),
+        "unexpected answer {completion:?}"
+    );
+    drop(run);
+    let stamps = recorder
+        .stamps
+        .lock()
+        .map(|s| s.clone())
+        .unwrap_or_default();
+    assert_eq!(stamps.len(), TOOL_TURNS);
+    AgentTiming { start, end, stamps }
+}
+
+/// Runs K agents at once; returns each agent's timing.
+async fn run_k(
+    k: usize,
+    model: &Arc<dyn Model>,
+    events: Option<&Arc<Counter>>,
+) -> Vec<AgentTiming> {
+    let handles: Vec<_> = (0..k)
+        .map(|_| tokio::spawn(one_agent(Arc::clone(model), events.cloned())))
+        .collect();
+    let mut out = Vec::with_capacity(k);
+    for h in handles {
+        out.push(h.await.expect("an agent task"));
+    }
+    out
+}
+
+/// Options from the command line.
+struct Args {
+    k: usize,
+    runs: usize,
+    yielding: bool,
+    events: bool,
+    hold: bool,
+    sizes: bool,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        k: 1,
+        runs: 3,
+        yielding: false,
+        events: false,
+        hold: false,
+        sizes: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--k" => args.k = it.next().and_then(|v| v.parse().ok()).unwrap_or(1),
+            "--runs" => args.runs = it.next().and_then(|v| v.parse().ok()).unwrap_or(3),
+            "--model" => args.yielding = it.next().as_deref() == Some("yield"),
+            "--events" => args.events = true,
+            "--hold" => args.hold = true,
+            "--sizes" => args.sizes = true,
+            // `cargo bench` passes `--bench`.
+            _ => {}
+        }
+    }
+    args
+}
+
+fn main() {
+    let args = parse_args();
+    if args.sizes {
+        sizes();
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a multi-thread runtime");
+    let base = FunctionModel::new("mockllm/model", script);
+    let model: Arc<dyn Model> = if args.yielding {
+        Arc::new(Yielding(base))
+    } else {
+        Arc::new(base)
+    };
+    let events = args.events.then(|| Arc::new(Counter::default()));
+
+    // Warm-up (first use of the tool specs, the validator, the allocator), not reported.
+    rt.block_on(run_k(1, &model, events.as_ref()));
+
+    let mut turns = Vec::new();
+    let mut early = Vec::new();
+    let mut late = Vec::new();
+    let mut agent_runs = Vec::new();
+    let mut phases = Vec::new();
+    let mut throughputs = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let timings = rt.block_on(run_k(args.k, &model, events.as_ref()));
+        let first = timings.iter().map(|t| t.start).min().expect("an agent");
+        let last = timings.iter().map(|t| t.end).max().expect("an agent");
+        let phase = last.duration_since(first).as_secs_f64();
+        phases.push(phase);
+        throughputs.push((args.k * MODEL_TURNS) as f64 / phase);
+        for t in &timings {
+            agent_runs.push(t.end.duration_since(t.start).as_secs_f64());
+            let gaps: Vec<f64> = t
+                .stamps
+                .windows(2)
+                .map(|w| w[1].duration_since(w[0]).as_secs_f64())
+                .collect();
+            early.extend_from_slice(&gaps[..10]);
+            late.extend_from_slice(&gaps[gaps.len() - 10..]);
+            turns.extend(gaps);
+        }
+    }
+
+    let label = format!(
+        "react K={}{}{}",
+        args.k,
+        if args.yielding {
+            ", yielding model"
+        } else {
+            ""
+        },
+        if args.events { ", events counted" } else { "" }
+    );
+    emit(
+        &format!("{label}: time per turn (gap between tool calls)"),
+        &turns,
+        "us",
+    );
+    emit(&format!("{label}: time per turn, turns 2-11"), &early, "us");
+    emit(&format!("{label}: time per turn, turns 41-50"), &late, "us");
+    emit(
+        &format!("{label}: agent run (51 model turns)"),
+        &agent_runs,
+        "ms",
+    );
+    emit(
+        &format!("{label}: wall of agent phase (all K)"),
+        &phases,
+        "ms",
+    );
+    throughputs.sort_by(f64::total_cmp);
+    let row = json!({
+        "workload": "W5",
+        "case": format!("{label}: throughput (turns/s, agent phase)"),
+        "median": throughputs[throughputs.len() / 2],
+        "p90": throughputs[throughputs.len() / 10],
+        "runs": throughputs.len(),
+        "unit": "turns/s",
+        "k": args.k,
+    });
+    println!("RESULT {row}");
+    if let Some(counter) = &events {
+        let per_agent =
+            counter.0.load(Ordering::Relaxed) as f64 / ((args.runs + 1) * args.k) as f64;
+        note(&format!("{per_agent:.0} events per agent"));
+    }
+
+    if args.hold {
+        println!("HOLD");
+        let _ = std::io::stdout().flush();
+        let mut line = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut line);
+    }
+    // Dropping a runtime with 10 000 finished tasks is quick, but give it a bound anyway.
+    rt.shutdown_timeout(Duration::from_secs(5));
+}
+
+/// Prints the inline sizes of the values a conversation is made of.
+fn sizes() {
+    use std::mem::size_of;
+    let rows = [
+        ("ChatMessage", size_of::<ChatMessage>()),
+        (
+            "ChatMessageAssistant",
+            size_of::<actuator_model::ChatMessageAssistant>(),
+        ),
+        (
+            "ChatMessageTool",
+            size_of::<actuator_model::ChatMessageTool>(),
+        ),
+        ("ToolCall", size_of::<ToolCall>()),
+        ("ModelOutput", size_of::<ModelOutput>()),
+        (
+            "serde_json::Map",
+            size_of::<Map<String, serde_json::Value>>(),
+        ),
+        ("serde_json::Value", size_of::<serde_json::Value>()),
+    ];
+    for (name, size) in rows {
+        note(&format!("size_of::<{name}>() = {size}"));
+    }
+}
+
+/// A note for people, on stdout so the workspace lint against `eprintln!` is kept.
+fn note(text: &str) {
+    println!("# {text}");
+}
+
+/// Prints one `RESULT` line: median and 90th percentile (nearest rank) of `samples` seconds.
+fn emit(case: &str, samples: &[f64], unit: &str) {
+    let scale = if unit == "ms" { 1e3 } else { 1e6 };
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let r = ((q / 100.0 * sorted.len() as f64) + 0.4999999).round() as usize;
+        sorted[r.clamp(1, sorted.len()) - 1]
+    };
+    let row = json!({
+        "workload": "W5",
+        "case": case,
+        "median": rank(50.0) * scale,
+        "p90": rank(90.0) * scale,
+        "min": sorted[0] * scale,
+        "runs": sorted.len(),
+        "unit": unit,
+    });
+    println!("RESULT {row}");
+}

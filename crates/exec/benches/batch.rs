@@ -1,0 +1,283 @@
+//! W3 of the Python reference (`w3_batch.py`): one assistant message with N tool calls.
+//!
+//! Cases, as in Python: `noop` (parallel, yields once) and `sleep10` (parallel, sleeps 10 ms)
+//! with N = 10, 100, 1000, and `sleep10_serial` (not parallel, so one stage per call) with
+//! N = 10, 100. Reported: the wall time of one `execute_tools` and the overhead per call,
+//! (wall − ideal) / N, where the ideal is 0 for `noop`, 10 ms for `sleep10` and N × 10 ms
+//! for `sleep10_serial`. A fresh recording [`EventLog`] is made before each run, outside the
+//! timed region. For reference, the same sleeps without Actuator: joined (parallel) and one
+//! after another (serial), and from the latter the serial overhead per call beyond the
+//! timer's own (Tokio's timer has 1 ms ticks, so a 10 ms sleep takes about 11 ms).
+//!
+//! Plain timed loops (a run is milliseconds long, so divan's sampling adds nothing): each
+//! `execute_tools` runs in a task spawned on Tokio's multi-thread runtime (one worker per
+//! core), timed inside the task. Prints one `RESULT {json}` line per figure, the format of the
+//! Python scripts; `--quick` runs a fifth of the samples.
+//!
+//! `batch --timeline` instead times where the wall time of 1000 parallel 10 ms sleeps goes,
+//! with a `sleep10` that records when each sleep starts and ends: how long until the last call
+//! reaches its sleep (the calls' work before the tool runs, one after another), the sleeps
+//! themselves, and the time from the last sleep's end to the result (the work after).
+
+#[path = "../../tool-core/benches/fixture/mod.rs"]
+mod fixture;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actuator_exec::{EventLog, ExecuteOptions, execute_tools};
+use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
+use actuator_tool_core::ToolDef;
+use actuator_tool_macros::tool;
+use fixture::{noop_tool, sleep10_serial_tool, sleep10_tool};
+use serde_json::json;
+use tokio::runtime::Runtime;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--only NAME`: only the cases of one tool (`noop`, `sleep10`, `sleep10_serial`), for
+    // profiling.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    let scale = if quick { 0.2 } else { 1.0 };
+    let runs = |count: usize| ((count as f64 * scale) as usize).max(3);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a multi-thread runtime");
+
+    let tenms = Duration::from_millis(10);
+    if args.iter().any(|a| a == "--timeline") {
+        timeline(&rt, runs(30));
+        return;
+    }
+    for (n, r) in [(10, 200), (100, 100), (1000, 30)] {
+        if !wanted("noop") {
+            break;
+        }
+        case(&rt, noop_tool(), n, runs(r), Duration::ZERO);
+    }
+    for (n, r) in [(10, 100), (100, 50), (1000, 30)] {
+        if !wanted("sleep10") {
+            break;
+        }
+        case(&rt, sleep10_tool(), n, runs(r), tenms);
+    }
+    for (n, r) in [(10, 20), (100, 3)] {
+        if !wanted("sleep10_serial") {
+            break;
+        }
+        let walls = case(&rt, sleep10_serial_tool(), n, runs(r), tenms * n as u32);
+        // The same sleeps one after another without Actuator: what the timer alone costs.
+        let bare: Vec<f64> = (0..runs(r))
+            .map(|_| {
+                rt.block_on(async {
+                    let t0 = Instant::now();
+                    for _ in 0..n {
+                        tokio::time::sleep(tenms).await;
+                    }
+                    t0.elapsed().as_secs_f64()
+                })
+            })
+            .collect();
+        emit(
+            &format!("reference: {n} x sleep(10ms) one after another, no Actuator"),
+            &bare,
+            "ms",
+        );
+        let beyond = (median(&walls) - median(&bare)) / n as f64;
+        emit(
+            &format!("sleep10_serial x{n}: overhead per call beyond a bare sleep"),
+            &[beyond],
+            "us",
+        );
+    }
+    for n in [10, 100, 1000] {
+        if only.is_some() {
+            break;
+        }
+        let walls: Vec<f64> = (0..runs(30))
+            .map(|_| {
+                rt.block_on(async {
+                    let t0 = Instant::now();
+                    futures_util::future::join_all(
+                        (0..n).map(|_| tokio::time::sleep(Duration::from_millis(10))),
+                    )
+                    .await;
+                    t0.elapsed().as_secs_f64()
+                })
+            })
+            .collect();
+        emit(
+            &format!("reference: join_all {n} x sleep(10ms), no Actuator"),
+            &walls,
+            "ms",
+        );
+    }
+}
+
+/// `[user, assistant with N calls of `function`]`.
+fn batch(function: &str, n: usize) -> Vec<ChatMessage> {
+    let calls = (0..n)
+        .map(|i| ToolCall::new(format!("call_{i}"), function, json!({})))
+        .collect();
+    let mut assistant = ChatMessageAssistant::new("");
+    assistant.tool_calls = Some(calls);
+    vec![ChatMessage::user("go"), ChatMessage::Assistant(assistant)]
+}
+
+/// Runs one case: a checked warm-up, then `runs` timed runs; returns the wall times.
+fn case(rt: &Runtime, tool: ToolDef, n: usize, runs: usize, ideal: Duration) -> Vec<f64> {
+    let function = tool.name().to_owned();
+    let messages = Arc::new(batch(&function, n));
+    let tools: Arc<[ToolDef]> = Arc::from(vec![tool]);
+
+    let (_, result) = run_once(rt, &messages, &tools);
+    assert_eq!(result.len(), n);
+    for (i, m) in result.iter().enumerate() {
+        assert_eq!(m.text(), "ok");
+        let id = m.as_tool().and_then(|t| t.tool_call_id.clone());
+        assert_eq!(
+            id,
+            Some(format!("call_{i}")),
+            "results come in declared order"
+        );
+    }
+
+    let walls: Vec<f64> = (0..runs)
+        .map(|_| run_once(rt, &messages, &tools).0.as_secs_f64())
+        .collect();
+    emit(
+        &format!("{function} x{n}: wall per execute_tools"),
+        &walls,
+        "ms",
+    );
+    let ideal = ideal.as_secs_f64();
+    let overhead: Vec<f64> = walls.iter().map(|w| (w - ideal) / n as f64).collect();
+    emit(
+        &format!("{function} x{n}: overhead per call (wall-ideal)/N"),
+        &overhead,
+        "us",
+    );
+    walls
+}
+
+/// The median of some samples.
+fn median(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+/// One `execute_tools` in a spawned task, with a fresh event log; the wall time is taken
+/// inside the task.
+fn run_once(
+    rt: &Runtime,
+    messages: &Arc<Vec<ChatMessage>>,
+    tools: &Arc<[ToolDef]>,
+) -> (Duration, Vec<ChatMessage>) {
+    let messages = Arc::clone(messages);
+    let tools = Arc::clone(tools);
+    let options = ExecuteOptions::default().events(EventLog::new());
+    let task = rt.spawn(async move {
+        let t0 = Instant::now();
+        let result = execute_tools(&messages, &tools, &options).await;
+        let wall = t0.elapsed();
+        (wall, result.expect("execute_tools").messages)
+    });
+    rt.block_on(task).expect("the benchmark task")
+}
+
+/// Prints one `RESULT` line: median and 90th percentile (nearest rank) of `samples` seconds.
+fn emit(case: &str, samples: &[f64], unit: &str) {
+    let scale = match unit {
+        "ms" => 1e3,
+        "us" => 1e6,
+        _ => 1.0,
+    };
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let r = ((q / 100.0 * sorted.len() as f64) + 0.4999999).round() as usize;
+        sorted[r.clamp(1, sorted.len()) - 1]
+    };
+    let row = json!({
+        "workload": "W3",
+        "case": case,
+        "median": rank(50.0) * scale,
+        "p90": rank(90.0) * scale,
+        "min": sorted[0] * scale,
+        "runs": sorted.len(),
+        "unit": unit,
+    });
+    println!("RESULT {row}");
+}
+
+/// When each timed sleep started and ended.
+static SLEEPS: Mutex<Vec<(Instant, Instant)>> = Mutex::new(Vec::new());
+
+/// Sleep for 10 ms, recording when.
+#[tool(name = "sleep10", parallel)]
+async fn timed_sleep10() -> String {
+    let start = Instant::now();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    if let Ok(mut sleeps) = SLEEPS.lock() {
+        sleeps.push((start, Instant::now()));
+    }
+    "ok".to_owned()
+}
+
+/// The timeline of 1000 parallel sleeps: medians over `runs` of when, from the start of
+/// `execute_tools`, the first and last sleeps started, the last one ended, and the result came.
+fn timeline(rt: &Runtime, runs: usize) {
+    let n = 1000;
+    let messages = Arc::new(batch("sleep10", n));
+    let tools: Arc<[ToolDef]> = Arc::from(vec![timed_sleep10_tool()]);
+    let mut rows: [Vec<f64>; 5] = Default::default();
+    for i in 0..=runs {
+        if let Ok(mut sleeps) = SLEEPS.lock() {
+            sleeps.clear();
+        }
+        let m = Arc::clone(&messages);
+        let t = Arc::clone(&tools);
+        let options = ExecuteOptions::default().events(EventLog::new());
+        let (t0, end) = rt
+            .block_on(rt.spawn(async move {
+                let t0 = Instant::now();
+                let result = execute_tools(&m, &t, &options).await;
+                assert_eq!(result.map(|r| r.messages.len()).ok(), Some(n));
+                (t0, Instant::now())
+            }))
+            .expect("the benchmark task");
+        let sleeps = SLEEPS.lock().map(|s| s.clone()).unwrap_or_default();
+        if i == 0 {
+            continue; // warm-up
+        }
+        let at = |x: Instant| x.duration_since(t0).as_secs_f64();
+        let first_start = sleeps.iter().map(|s| s.0).min().map_or(f64::NAN, at);
+        let last_start = sleeps.iter().map(|s| s.0).max().map_or(f64::NAN, at);
+        let first_end = sleeps.iter().map(|s| s.1).min().map_or(f64::NAN, at);
+        let last_end = sleeps.iter().map(|s| s.1).max().map_or(f64::NAN, at);
+        for (row, v) in rows
+            .iter_mut()
+            .zip([first_start, last_start, first_end, last_end, at(end)])
+        {
+            row.push(v);
+        }
+    }
+    let names = [
+        "first sleep starts",
+        "last sleep starts",
+        "first sleep ends",
+        "last sleep ends",
+        "execute_tools returns",
+    ];
+    for (name, row) in names.iter().zip(&rows) {
+        emit(&format!("timeline sleep10 x{n}: {name}"), row, "ms");
+    }
+}

@@ -1,0 +1,685 @@
+//! `cargo xtask bench`: builds the Rust benchmarks in release, runs them, collects their
+//! medians, optionally runs the Python reference next to them, and prints one table.
+//!
+//! Rust figures come from: the divan benches `schema` (tool-core, W1) and `execute` (exec, W2,
+//! W4); the plain-loop bench binaries `batch` (exec, W3) and `react` (agent, W5), which print
+//! `RESULT {json}` lines; the example `w0_first_call` (actuator, W0), spawned many times; and
+//! two builds (build cost). See `docs/benchmarks.md`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::python::{self, PythonOptions};
+use crate::report;
+
+const HELP: &str = "usage: cargo xtask bench [options]
+
+Builds the Rust benchmarks in release, runs them, and prints one table of medians:
+workload, Actuator, Inspect AI, ratio. Results are also written to target/bench/.
+
+options:
+  --quick               fewer samples (a few minutes); skips the build-cost step
+  --with-python         also run the Python reference (Inspect AI 0.3.285) in a virtualenv
+                        under target/python-reference and put its medians in the table
+  --python-ref DIR      the reference folder (default: ../shared/bench/python-reference)
+  --python BIN          the interpreter that makes the virtualenv (default: python3)
+  --python-results FILE use an existing results/latest.json instead of running Python
+  --fresh-venv          recreate the virtualenv even if it matches the lock file
+  --peer                also run the openai-agents peer (not in the table)
+  --build-cost          measure the clean and incremental build times (default unless --quick)
+  --no-build-cost       skip them
+  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,build";
+
+/// What a figure measures, which fixes its canonical unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A duration, in seconds.
+    Seconds,
+    /// A size, in bytes.
+    Bytes,
+    /// A rate, per second.
+    PerSecond,
+}
+
+/// One median, in its canonical unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measure {
+    /// The value.
+    pub value: f64,
+    /// Its unit.
+    pub unit: Unit,
+}
+
+impl Measure {
+    fn seconds(value: f64) -> Self {
+        Measure {
+            value,
+            unit: Unit::Seconds,
+        }
+    }
+
+    fn bytes(value: f64) -> Self {
+        Measure {
+            value,
+            unit: Unit::Bytes,
+        }
+    }
+
+    /// A value in one of the units the benchmark scripts report, made canonical.
+    pub fn from_unit(value: f64, unit: &str) -> Option<Measure> {
+        let (scale, unit) = match unit {
+            "s" => (1.0, Unit::Seconds),
+            "ms" => (1e-3, Unit::Seconds),
+            "us" => (1e-6, Unit::Seconds),
+            "ns" => (1e-9, Unit::Seconds),
+            "MiB" => (1024.0 * 1024.0, Unit::Bytes),
+            "KiB" => (1024.0, Unit::Bytes),
+            "turns/s" => (1.0, Unit::PerSecond),
+            _ => return None,
+        };
+        Some(Measure {
+            value: value * scale,
+            unit,
+        })
+    }
+}
+
+/// The command line.
+#[derive(Debug)]
+struct Options {
+    quick: bool,
+    with_python: bool,
+    python_ref: Option<PathBuf>,
+    python: String,
+    python_results: Option<PathBuf>,
+    fresh_venv: bool,
+    peer: bool,
+    build_cost: Option<bool>,
+    only: Option<Vec<String>>,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Option<Options>, String> {
+        let mut o = Options {
+            quick: false,
+            with_python: false,
+            python_ref: None,
+            python: "python3".to_owned(),
+            python_results: None,
+            fresh_venv: false,
+            peer: false,
+            build_cost: None,
+            only: None,
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut value = |name: &str| {
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match a.as_str() {
+                "-h" | "--help" => return Ok(None),
+                "--quick" => o.quick = true,
+                "--with-python" => o.with_python = true,
+                "--python-ref" => o.python_ref = Some(PathBuf::from(value(a)?)),
+                "--python" => o.python = value(a)?,
+                "--python-results" => o.python_results = Some(PathBuf::from(value(a)?)),
+                "--fresh-venv" => o.fresh_venv = true,
+                "--peer" => o.peer = true,
+                "--build-cost" => o.build_cost = Some(true),
+                "--no-build-cost" => o.build_cost = Some(false),
+                "--only" => {
+                    o.only = Some(
+                        value(a)?
+                            .split(',')
+                            .map(|s| s.trim().to_lowercase())
+                            .collect(),
+                    );
+                }
+                other => return Err(format!("unknown option '{other}'\n\n{HELP}")),
+            }
+        }
+        Ok(Some(o))
+    }
+
+    fn runs(&self, step: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|s| s == step))
+    }
+
+    fn build_cost(&self) -> bool {
+        self.build_cost.unwrap_or(!self.quick) && self.runs("build")
+    }
+}
+
+/// The workspace root (this crate's parent folder).
+fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// Runs a command to completion; fails on a non-zero exit.
+pub fn sh(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed: {status}"))
+    }
+}
+
+/// Runs a command and returns its stdout (stderr goes to the terminal).
+fn capture(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{cmd:?} failed: {}", out.status));
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+/// The entry point of `cargo xtask bench`.
+pub fn main(args: &[String]) -> Result<(), String> {
+    let Some(options) = Options::parse(args)? else {
+        println!("{HELP}");
+        return Ok(());
+    };
+    let root = root();
+    let started = Instant::now();
+    let mut rust: BTreeMap<String, Measure> = BTreeMap::new();
+
+    let bins = build(&root)?;
+    let bin = |name: &str| {
+        bins.get(name)
+            .cloned()
+            .ok_or_else(|| format!("the build produced no '{name}' executable"))
+    };
+    let samples = if options.quick { 20 } else { 100 };
+
+    if options.runs("w0") {
+        step("W0: process start to first tool call");
+        w0(
+            &bin("w0_first_call")?,
+            if options.quick { 15 } else { 40 },
+            &mut rust,
+        )?;
+    }
+    if options.runs("w1") {
+        step("W1: schema (divan) and first construction in fresh processes");
+        let schema = bin("schema")?;
+        first_construction(&schema, if options.quick { 10 } else { 30 }, &mut rust)?;
+        divan(&schema, samples, &mut rust)?;
+    }
+    if options.runs("w2") || options.runs("w4") {
+        step("W2, W4: execute_tools, parts and truncation (divan)");
+        divan(&bin("execute")?, samples, &mut rust)?;
+    }
+    if options.runs("w3") {
+        step("W3: batches of calls (multi-thread runtime)");
+        let mut cmd = Command::new(bin("batch")?);
+        if options.quick {
+            cmd.arg("--quick");
+        }
+        results(&capture(&mut cmd)?, &mut rust);
+    }
+    if options.runs("w5") {
+        step("W5: react agents, one process per K, peak RSS read from /proc");
+        w5(&bin("react")?, options.quick, &mut rust)?;
+    }
+    if options.build_cost() {
+        step("build cost: clean `cargo build -p actuator`, then an incremental rebuild");
+        build_cost(&root, &mut rust)?;
+    }
+
+    let (inspect, meta) = match (&options.python_results, options.with_python) {
+        (Some(path), _) => python::read_results(path).map(|(r, m)| (Some(r), m))?,
+        (None, true) => {
+            let reference = options
+                .python_ref
+                .clone()
+                .unwrap_or_else(|| root.join("../shared/bench/python-reference"));
+            let path = python::run(
+                &root,
+                &PythonOptions {
+                    reference,
+                    python: options.python.clone(),
+                    quick: options.quick,
+                    fresh_venv: options.fresh_venv,
+                    peer: options.peer,
+                },
+            )?;
+            python::read_results(&path).map(|(r, m)| (Some(r), m))?
+        }
+        (None, false) => (None, Value::Null),
+    };
+
+    let table = report::table(&rust, inspect.as_ref());
+    let targets = report::targets(&rust);
+    let machine = machine();
+    println!("\n{table}\n{targets}");
+    println!(
+        "machine: {machine}; Rust run quick={}; total {:.0} s",
+        options.quick,
+        started.elapsed().as_secs_f64()
+    );
+
+    let out = root.join("target").join("bench");
+    fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let rust_json: serde_json::Map<String, Value> = rust
+        .iter()
+        .map(|(k, m)| {
+            let unit = match m.unit {
+                Unit::Seconds => "s",
+                Unit::Bytes => "B",
+                Unit::PerSecond => "1/s",
+            };
+            (k.clone(), json!({"median": m.value, "unit": unit}))
+        })
+        .collect();
+    let all = json!({"machine": machine, "quick": options.quick, "rust": rust_json,
+                     "python_meta": meta});
+    let text = serde_json::to_string_pretty(&all).map_err(|e| e.to_string())?;
+    fs::write(out.join("latest.json"), text).map_err(|e| e.to_string())?;
+    fs::write(
+        out.join("latest.md"),
+        format!("machine: {machine}\n\n{table}\n{targets}"),
+    )
+    .map_err(|e| e.to_string())?;
+    println!("written: target/bench/latest.md, target/bench/latest.json");
+    Ok(())
+}
+
+fn step(text: &str) {
+    eprintln!("\n== {text}");
+}
+
+/// Builds the bench targets and the W0 example in release; returns executables by name.
+fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
+    step("building the benchmarks (release)");
+    let mut bins = BTreeMap::new();
+    let mut bench = Command::new(cargo());
+    bench.current_dir(root).args([
+        "bench",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+        "-p",
+        "actuator-tool-core",
+        "-p",
+        "actuator-exec",
+        "-p",
+        "actuator-agent",
+        "--benches",
+    ]);
+    let mut example = Command::new(cargo());
+    example.current_dir(root).args([
+        "build",
+        "--release",
+        "--message-format=json-render-diagnostics",
+        "-p",
+        "actuator",
+        "--example",
+        "w0_first_call",
+    ]);
+    for cmd in [&mut bench, &mut example] {
+        for line in capture(cmd)?.lines() {
+            let Ok(msg) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if let (Some(name), Some(exe)) =
+                (msg["target"]["name"].as_str(), msg["executable"].as_str())
+            {
+                bins.insert(name.to_owned(), PathBuf::from(exe));
+            }
+        }
+    }
+    Ok(bins)
+}
+
+/// The median of some values.
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Wall time of `runs` spawns of a command (after one warm-up), median.
+fn spawn_median(mut make: impl FnMut() -> Command, runs: usize) -> Result<f64, String> {
+    let mut walls = Vec::with_capacity(runs);
+    for i in 0..=runs {
+        let mut cmd = make();
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let t0 = Instant::now();
+        sh(&mut cmd)?;
+        if i > 0 {
+            walls.push(t0.elapsed().as_secs_f64());
+        }
+    }
+    Ok(median(&mut walls))
+}
+
+fn w0(exe: &Path, runs: usize, rust: &mut BTreeMap<String, Measure>) -> Result<(), String> {
+    let out = capture(&mut Command::new(exe))?;
+    if out.trim() != "3" {
+        return Err(format!("w0_first_call printed {out:?}, expected 3"));
+    }
+    let call = spawn_median(|| Command::new(exe), runs)?;
+    let floor = spawn_median(
+        || {
+            let mut c = Command::new(exe);
+            c.arg("--floor");
+            c
+        },
+        runs,
+    )?;
+    let truth = spawn_median(|| Command::new("true"), runs)?;
+    rust.insert("W0|first tool call".into(), Measure::seconds(call));
+    rust.insert("W0|floor".into(), Measure::seconds(floor));
+    rust.insert("W0|true".into(), Measure::seconds(truth));
+    eprintln!(
+        "   first call {:.2} ms, same binary --floor {:.2} ms, `true` {:.2} ms",
+        call * 1e3,
+        floor * 1e3,
+        truth * 1e3
+    );
+    Ok(())
+}
+
+fn first_construction(
+    exe: &Path,
+    runs: usize,
+    rust: &mut BTreeMap<String, Measure>,
+) -> Result<(), String> {
+    let mut built = Vec::new();
+    let mut validated = Vec::new();
+    for _ in 0..runs {
+        let out = capture(Command::new(exe).arg("--first-construction"))?;
+        let line = out
+            .lines()
+            .find_map(|l| l.strip_prefix("FIRST "))
+            .ok_or("schema --first-construction printed no FIRST line")?;
+        let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        built.push(v["search_tool_ns"].as_f64().unwrap_or(f64::NAN) * 1e-9);
+        validated.push(v["first_validate_ns"].as_f64().unwrap_or(f64::NAN) * 1e-9);
+    }
+    rust.insert(
+        "W1|first search_tool() in a fresh process".into(),
+        Measure::seconds(median(&mut built)),
+    );
+    rust.insert(
+        "W1|first validate in a fresh process".into(),
+        Measure::seconds(median(&mut validated)),
+    );
+    Ok(())
+}
+
+/// Runs a divan bench binary and records every median as `divan|{path}`.
+fn divan(exe: &Path, samples: u32, rust: &mut BTreeMap<String, Measure>) -> Result<(), String> {
+    let out = capture(Command::new(exe).args([
+        "--bench",
+        "--color",
+        "never",
+        "--sample-count",
+        &samples.to_string(),
+    ]))?;
+    eprint!("{out}");
+    let medians = crate::divan::parse(&out);
+    if medians.is_empty() {
+        return Err(format!(
+            "no divan medians in the output of {}",
+            exe.display()
+        ));
+    }
+    for m in medians {
+        rust.insert(format!("divan|{}", m.path), Measure::seconds(m.seconds));
+    }
+    Ok(())
+}
+
+/// Records the `RESULT {json}` lines of a plain-loop bench binary as `{workload}|{case}`.
+fn results(stdout: &str, rust: &mut BTreeMap<String, Measure>) {
+    for line in stdout.lines() {
+        let Some(json) = line.strip_prefix("RESULT ") else {
+            if !line.trim().is_empty() && line != "HOLD" {
+                eprintln!("   {line}");
+            }
+            continue;
+        };
+        let Ok(row) = serde_json::from_str::<Value>(json) else {
+            continue;
+        };
+        let (Some(workload), Some(case), Some(median), Some(unit)) = (
+            row["workload"].as_str(),
+            row["case"].as_str(),
+            row["median"].as_f64(),
+            row["unit"].as_str(),
+        ) else {
+            continue;
+        };
+        eprintln!("   {workload} {case}: {median:.4} {unit}");
+        if let Some(m) = Measure::from_unit(median, unit) {
+            rust.insert(format!("{workload}|{case}"), m);
+        }
+    }
+}
+
+/// The label the `react` binary gives a configuration.
+pub fn w5_label(k: usize, yielding: bool, events: bool) -> String {
+    format!(
+        "react K={k}{}{}",
+        if yielding { ", yielding model" } else { "" },
+        if events { ", events counted" } else { "" }
+    )
+}
+
+fn w5(exe: &Path, quick: bool, rust: &mut BTreeMap<String, Measure>) -> Result<(), String> {
+    // (K, runs, runs when quick, yielding model, events)
+    let configs: [(usize, usize, usize, bool, bool); 7] = [
+        (1, 20, 5, false, false),
+        (100, 5, 2, false, false),
+        (10_000, 1, 1, false, false),
+        (1, 20, 5, true, false),
+        (100, 5, 2, true, false),
+        (10_000, 1, 1, true, false),
+        (1, 20, 5, false, true),
+    ];
+    for (k, runs, quick_runs, yielding, events) in configs {
+        let runs = if quick { quick_runs } else { runs };
+        let mut cmd = Command::new(exe);
+        cmd.args(["--k", &k.to_string(), "--runs", &runs.to_string(), "--hold"]);
+        if yielding {
+            cmd.args(["--model", "yield"]);
+        }
+        if events {
+            cmd.arg("--events");
+        }
+        let (stdout, peak) = run_holding(&mut cmd)?;
+        results(&stdout, rust);
+        let label = w5_label(k, yielding, events);
+        eprintln!("   {label}: peak RSS {:.1} MiB", peak / 1048576.0);
+        rust.insert(
+            format!("W5|{label}: peak RSS (VmHWM)"),
+            Measure::bytes(peak),
+        );
+    }
+    for yielding in [false, true] {
+        let one = rust.get(&format!(
+            "W5|{}: peak RSS (VmHWM)",
+            w5_label(1, yielding, false)
+        ));
+        let Some(one) = one.copied() else { continue };
+        for k in [100usize, 10_000] {
+            let key = format!("W5|{}: peak RSS (VmHWM)", w5_label(k, yielding, false));
+            if let Some(many) = rust.get(&key).copied() {
+                let per = (many.value - one.value) / (k - 1) as f64;
+                rust.insert(
+                    format!(
+                        "W5|{}: peak-RSS growth per extra agent (K={k} vs K=1)",
+                        w5_label(k, yielding, false)
+                    ),
+                    Measure::bytes(per),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs a bench binary started with `--hold`: collects its stdout up to `HOLD`, reads its peak
+/// RSS (`VmHWM`) from `/proc/<pid>/status` while it waits, then lets it exit.
+fn run_holding(cmd: &mut Command) -> Result<(String, f64), String> {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut text = String::new();
+    let mut peak = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line == "HOLD" {
+            peak = Some(vm_hwm(child.id())?);
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(b"\n");
+            }
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("{cmd:?} failed: {status}"));
+    }
+    let peak = peak.ok_or("the bench binary exited without printing HOLD")?;
+    Ok((text, peak))
+}
+
+/// A process's peak resident set size in bytes, from `/proc/<pid>/status`.
+fn vm_hwm(pid: u32) -> Result<f64, String> {
+    let path = format!("/proc/{pid}/status");
+    let status = fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map(|kib| kib * 1024.0)
+        .ok_or_else(|| format!("no VmHWM in {path}"))
+}
+
+/// Clean `cargo build -p actuator` in its own target folder, then the incremental rebuild of a
+/// small binary after an edit inside a `#[tool]` function's body.
+fn build_cost(root: &Path, rust: &mut BTreeMap<String, Measure>) -> Result<(), String> {
+    let dir = root.join("target").join("bench-build-cost");
+    let target = dir.join("target");
+    if target.exists() {
+        fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    }
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let quiet = |cmd: &mut Command, log: &str| -> Result<f64, String> {
+        let file = fs::File::create(dir.join(log)).map_err(|e| e.to_string())?;
+        cmd.env("CARGO_TARGET_DIR", &target)
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(file));
+        let t0 = Instant::now();
+        sh(cmd)?;
+        Ok(t0.elapsed().as_secs_f64())
+    };
+
+    // Fetching crates is not building: make sure they are downloaded first.
+    sh(Command::new(cargo()).current_dir(root).arg("fetch"))?;
+    let clean = quiet(
+        Command::new(cargo())
+            .current_dir(root)
+            .args(["build", "-p", "actuator"]),
+        "clean-build.log",
+    )?;
+    eprintln!("   clean build: {clean:.1} s");
+    rust.insert(
+        "build|clean cargo build -p actuator".into(),
+        Measure::seconds(clean),
+    );
+
+    // A crate outside the workspace, using the facade by path, whose main.rs is the W0 example.
+    let scratch = dir.join("scratch");
+    fs::create_dir_all(scratch.join("src")).map_err(|e| e.to_string())?;
+    let facade = root.join("crates").join("actuator");
+    let manifest = format!(
+        "[package]\nname = \"w0-incremental\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\nactuator = {{ path = {:?} }}\nserde_json = \"1\"\n\
+         tokio = {{ version = \"1\", features = [\"rt\"] }}\n\n[workspace]\n",
+        facade.display().to_string()
+    );
+    fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let source = fs::read_to_string(facade.join("examples").join("w0_first_call.rs"))
+        .map_err(|e| e.to_string())?;
+    let body = "    x + y\n";
+    if source.matches(body).count() != 1 {
+        return Err("w0_first_call.rs should contain `x + y` once, as add's body".into());
+    }
+    let main_rs = scratch.join("src").join("main.rs");
+    fs::write(&main_rs, &source).map_err(|e| e.to_string())?;
+    let build = || {
+        quiet(
+            Command::new(cargo()).current_dir(&scratch).arg("build"),
+            "incremental-build.log",
+        )
+    };
+    build()?;
+    let mut rebuilds = Vec::new();
+    for i in 0..3 {
+        let edited = if i % 2 == 0 {
+            source.replace(body, "    y + x\n")
+        } else {
+            source.clone()
+        };
+        fs::write(&main_rs, edited).map_err(|e| e.to_string())?;
+        rebuilds.push(build()?);
+    }
+    let incremental = median(&mut rebuilds);
+    eprintln!("   incremental rebuild: {incremental:.2} s");
+    rust.insert(
+        "build|incremental rebuild after editing a #[tool] body".into(),
+        Measure::seconds(incremental),
+    );
+    Ok(())
+}
+
+/// `nproc`, the CPU model, the memory and the kernel, read from /proc.
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or("?", str::trim)
+        .to_owned();
+    let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_gib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1048576.0);
+    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!(
+        "{cpus} CPUs ({model}), {mem_gib:.1} GiB, Linux {}",
+        kernel.trim()
+    )
+}

@@ -1,0 +1,262 @@
+//! The table `cargo xtask bench` prints: which Rust figure is compared with which Python row,
+//! and the targets each figure is held against.
+
+use std::collections::BTreeMap;
+
+use crate::bench::{Measure, Unit, w5_label};
+
+/// One line of the table.
+struct Row {
+    /// What is measured.
+    label: &'static str,
+    /// The Rust figure's key (`divan|{path}` or `{workload}|{case}`).
+    rust: String,
+    /// The Python figure's key (`{workload}|{case}` of `results/latest.json`), if it has one.
+    inspect: Option<&'static str>,
+}
+
+fn row(label: &'static str, rust: impl Into<String>, inspect: Option<&'static str>) -> Row {
+    Row {
+        label,
+        rust: rust.into(),
+        inspect,
+    }
+}
+
+fn w5(k: usize, yielding: bool, events: bool, what: &str) -> String {
+    format!("W5|{}: {what}", w5_label(k, yielding, events))
+}
+
+#[rustfmt::skip]
+fn rows() -> Vec<Row> {
+    vec![
+        row("W0 process start → first tool call (Python: `import inspect_ai.agent`)", "W0|first tool call", Some("W0|python -c 'import inspect_ai.agent'")),
+        row("W0 floor: same binary, exits at once (Python: `python -c pass`)", "W0|floor", Some("W0|python -c 'pass' (interpreter floor)")),
+        row("W0 floor: `true`", "W0|true", None),
+        row("W1 `search_tool()` after first use (Inspect: `ToolDef(@tool)`, cached)", "divan|schema/search_tool_constructor", Some("W1|ToolDef(@tool), 5 params, cached (per execute_tools)")),
+        row("W1 `add_tool()` after first use", "divan|schema/add_tool_constructor", None),
+        row("W1 `info_arc()` (Inspect: `parse_tool_info`, cached)", "divan|schema/search_info_arc", Some("W1|parse_tool_info, 5 params, cached (same fn)")),
+        row("W1 `ToolInfo` deep clone", "divan|schema/search_info_deep_clone", None),
+        row("W1 schema build, 5 params (Inspect: `parse_tool_info`, cold)", "divan|schema/search_schema_build", Some("W1|parse_tool_info, 5 params (literal), cold (new fn)")),
+        row("W1 first `search_tool()` in a fresh process", "W1|first search_tool() in a fresh process", Some("W1|parse_tool_info, first call in fresh process")),
+        row("W1 first `validate` in a fresh process (validator compiled)", "W1|first validate in a fresh process", None),
+        row("W1 validator compile, 5 params", "divan|schema/search_validator_compile", None),
+        row("W1 params → JSON value (Inspect: `model_dump`)", "divan|schema/search_params_to_value", Some("W1|ToolParams.model_dump(exclude_none) (5 params)")),
+        row("W1 dialect: MCP", "divan|schema/dialects/mcp", None),
+        row("W1 dialect: OpenAI strict", "divan|schema/dialects/openai_strict", None),
+        row("W1 dialect: Anthropic", "divan|schema/dialects/anthropic", None),
+        row("W1 dialect: Gemini", "divan|schema/dialects/gemini", None),
+        row("W2 `execute_tools`, 1 call `add`, events on", "divan|execute/w2_execute_tools/add_1_call", Some("W2|execute_tools, 1 call add(x,y), transcript installed")),
+        row("W2 `execute_tools`, 1 call `search` (5 params), events on", "divan|execute/w2_execute_tools/search_1_call", Some("W2|execute_tools, 1 call search(5 mixed params), transcript")),
+        row("W2 `execute_tools`, invalid args → parsing error", "divan|execute/w2_execute_tools/add_invalid_args", Some("W2|execute_tools, 1 call add, invalid args -> parsing error")),
+        row("W2 part: validate `add`", "divan|execute/w2_parts/validate_add", Some("W2|part: validate_tool_input (jsonschema Draft7)")),
+        row("W2 part: validate `search`", "divan|execute/w2_parts/validate_search", Some("W2|part: validate_tool_input, search 5 params")),
+        row("W2 part: deserialize `add` (`ToolArgs`)", "divan|execute/w2_parts/deserialize_add", Some("W2|part: tool_params (arg deserialization), add")),
+        row("W2 part: deserialize `search` (`ToolArgs`)", "divan|execute/w2_parts/deserialize_search", Some("W2|part: tool_params, search 5 params")),
+        row("W2 part: `ToolDef::call` `add` (deserialize + call + output)", "divan|execute/w2_parts/call_add", None),
+        row("W2 part: tool message", "divan|execute/w2_parts/tool_message", Some("W2|part: ChatMessageTool(...) creation")),
+        row("W2 part: tool event", "divan|execute/w2_parts/tool_event", Some("W2|part: ToolEvent(...) creation")),
+        row("W2 part: hand-written floor (`from_str` + direct call)", "divan|execute/w2_parts/handwritten_floor", None),
+        row("W2 part: raw `add(1, 2).await`", "divan|execute/w2_parts/raw_add", Some("W2|part: raw `await add(x=1, y=2)` (Python floor)")),
+        row("W3 noop ×10, wall", "W3|noop x10: wall per execute_tools", Some("W3|noop x10: wall per execute_tools")),
+        row("W3 noop ×100, wall", "W3|noop x100: wall per execute_tools", Some("W3|noop x100: wall per execute_tools")),
+        row("W3 noop ×1000, wall", "W3|noop x1000: wall per execute_tools", Some("W3|noop x1000: wall per execute_tools")),
+        row("W3 noop ×1000, per call", "W3|noop x1000: overhead per call (wall-ideal)/N", Some("W3|noop x1000: overhead per call (wall-ideal)/N")),
+        row("W3 sleep 10 ms ×10 parallel, wall", "W3|sleep10 x10: wall per execute_tools", Some("W3|sleep10 x10: wall per execute_tools")),
+        row("W3 sleep 10 ms ×100 parallel, wall", "W3|sleep10 x100: wall per execute_tools", Some("W3|sleep10 x100: wall per execute_tools")),
+        row("W3 sleep 10 ms ×1000 parallel, wall", "W3|sleep10 x1000: wall per execute_tools", Some("W3|sleep10 x1000: wall per execute_tools")),
+        row("W3 sleep 10 ms ×10 serial, overhead per call", "W3|sleep10_serial x10: overhead per call (wall-ideal)/N", Some("W3|sleep10_serial x10: overhead per call (wall-ideal)/N")),
+        row("W3 sleep 10 ms ×100 serial, overhead per call", "W3|sleep10_serial x100: overhead per call (wall-ideal)/N", Some("W3|sleep10_serial x100: overhead per call (wall-ideal)/N")),
+        row("W3 sleep 10 ms ×10 serial, overhead per call beyond a bare sleep", "W3|sleep10_serial x10: overhead per call beyond a bare sleep", None),
+        row("W3 sleep 10 ms ×100 serial, overhead per call beyond a bare sleep", "W3|sleep10_serial x100: overhead per call beyond a bare sleep", None),
+        row("W3 reference: 10 sleeps one after another, no framework", "W3|reference: 10 x sleep(10ms) one after another, no Actuator", None),
+        row("W3 reference: 1000 sleeps joined, no framework", "W3|reference: join_all 1000 x sleep(10ms), no Actuator", Some("W3|reference: asyncio.gather 1000 x sleep(10ms), no Inspect")),
+        row("W4 `execute_tools`, 1 MiB ASCII → 16 KiB", "divan|execute/w4_truncation/big_ascii_1mib", Some("W4|execute_tools, tool returns 1 MiB (big_ascii) -> 16 KiB")),
+        row("W4 `execute_tools`, 1 MiB non-ASCII → 16 KiB", "divan|execute/w4_truncation/big_utf8_1mib", Some("W4|execute_tools, tool returns 1 MiB (big_utf8) -> 16 KiB")),
+        row("W4 `execute_tools`, 1 KiB (no truncation)", "divan|execute/w4_truncation/small_1kib", Some("W4|execute_tools, tool returns 1 KiB (no truncation, reference)")),
+        row("W4 part: `truncate_tool_output`, 1 MiB ASCII", "divan|execute/w4_parts/truncate_ascii", Some("W4|part: truncate_tool_output(1 MiB ASCII)")),
+        row("W4 part: `truncate_tool_output`, 1 MiB non-ASCII", "divan|execute/w4_parts/truncate_utf8", Some("W4|part: truncate_tool_output(1 MiB UTF-8)")),
+        row("W4 part: tool body copies the 1 MiB `String`", "divan|execute/w4_parts/clone_1mib_string", None),
+        row("W5 K=1: time per turn", w5(1, false, false, "time per turn (gap between tool calls)"), Some("W5|eval K=1: time per turn (gap between tool calls)")),
+        row("W5 K=1: time per turn, turns 2–11", w5(1, false, false, "time per turn, turns 2-11"), Some("W5|eval K=1: time per turn, turns 2-11")),
+        row("W5 K=1: time per turn, turns 41–50", w5(1, false, false, "time per turn, turns 41-50"), Some("W5|eval K=1: time per turn, turns 41-50")),
+        row("W5 K=1: agent run (51 turns)", w5(1, false, false, "agent run (51 model turns)"), Some("W5|eval K=1: agent run (51 model turns)")),
+        row("W5 K=1: throughput", w5(1, false, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=1: throughput (turns/s, agent phase)")),
+        row("W5 K=1, events to a counting sink: time per turn", w5(1, false, true, "time per turn (gap between tool calls)"), None),
+        row("W5 K=1, yielding model: time per turn", w5(1, true, false, "time per turn (gap between tool calls)"), None),
+        row("W5 K=100: throughput", w5(100, false, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=100: throughput (turns/s, agent phase)")),
+        row("W5 K=100, yielding model: throughput", w5(100, true, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=100: throughput (turns/s, agent phase)")),
+        row("W5 K=100, yielding model: time per turn (interleaved)", w5(100, true, false, "time per turn (gap between tool calls)"), Some("W5|eval K=100: time per turn (gap between tool calls)")),
+        row("W5 K=10 000: throughput", w5(10_000, false, false, "throughput (turns/s, agent phase)"), None),
+        row("W5 K=10 000, yielding model: throughput", w5(10_000, true, false, "throughput (turns/s, agent phase)"), None),
+        row("W5 K=10 000, yielding model: wall of agent phase", w5(10_000, true, false, "wall of agent phase (all K)"), None),
+        row("W5 peak RSS, K=1", w5(1, false, false, "peak RSS (VmHWM)"), Some("W5|eval K=1: peak RSS (ru_maxrss)")),
+        row("W5 peak RSS, K=100, yielding model", w5(100, true, false, "peak RSS (VmHWM)"), Some("W5|eval K=100: peak RSS (ru_maxrss)")),
+        row("W5 peak RSS, K=10 000, yielding model", w5(10_000, true, false, "peak RSS (VmHWM)"), None),
+        row("W5 RSS per extra agent, K=100 vs 1, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), Some("W5|derived: peak-RSS growth per extra agent (K=100 vs K=1)")),
+        row("W5 RSS per extra agent, K=10 000 vs 1, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
+        row("W5 RSS per extra agent, K=10 000 vs 1, ready model", w5(10_000, false, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
+        row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
+        row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),
+    ]
+}
+
+/// A value with a readable unit, three significant digits.
+pub fn show(m: Measure) -> String {
+    match m.unit {
+        Unit::Seconds => {
+            let v = m.value;
+            let (x, unit) = if v.abs() < 1e-6 {
+                (v * 1e9, "ns")
+            } else if v.abs() < 1e-3 {
+                (v * 1e6, "µs")
+            } else if v.abs() < 1.0 {
+                (v * 1e3, "ms")
+            } else {
+                (v, "s")
+            };
+            format!("{} {unit}", sig3(x))
+        }
+        Unit::Bytes => {
+            let v = m.value;
+            if v.abs() < 1024.0 * 1024.0 {
+                format!("{} KiB", sig3(v / 1024.0))
+            } else {
+                format!("{} MiB", sig3(v / 1048576.0))
+            }
+        }
+        Unit::PerSecond => format!("{} turns/s", thousands(m.value.round())),
+    }
+}
+
+fn sig3(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        thousands(x.round())
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn thousands(x: f64) -> String {
+    let digits = format!("{}", x.abs() as u64);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if x < 0.0 { format!("-{out}") } else { out }
+}
+
+/// How many times better Actuator is (> 1: Actuator is faster, smaller or higher in rate).
+fn ratio(rust: Measure, inspect: Measure) -> Option<f64> {
+    if rust.unit != inspect.unit || rust.value <= 0.0 || inspect.value <= 0.0 {
+        return None;
+    }
+    Some(match rust.unit {
+        Unit::PerSecond => rust.value / inspect.value,
+        _ => inspect.value / rust.value,
+    })
+}
+
+fn show_ratio(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{}×", thousands(r.round()))
+    } else if r >= 10.0 {
+        format!("{r:.0}×")
+    } else {
+        format!("{r:.1}×")
+    }
+}
+
+/// The Markdown table: workload, Actuator median, Inspect median, ratio.
+pub fn table(
+    rust: &BTreeMap<String, Measure>,
+    inspect: Option<&BTreeMap<String, Measure>>,
+) -> String {
+    let mut out = String::from(
+        "| workload | Actuator (median) | Inspect AI 0.3.285 (median) | ratio (× Actuator better) |\n\
+         |---|---:|---:|---:|\n",
+    );
+    for r in rows() {
+        let Some(&ours) = rust.get(&r.rust) else {
+            continue;
+        };
+        let theirs = r
+            .inspect
+            .and_then(|k| inspect.and_then(|i| i.get(k)).copied());
+        let (theirs_text, ratio_text) = match theirs {
+            Some(t) => (
+                show(t),
+                ratio(ours, t).map_or_else(|| "–".to_owned(), show_ratio),
+            ),
+            None if r.inspect.is_some() && inspect.is_none() => {
+                ("(run --with-python)".to_owned(), "–".to_owned())
+            }
+            None => ("–".to_owned(), "–".to_owned()),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {theirs_text} | {ratio_text} |\n",
+            r.label,
+            show(ours)
+        ));
+    }
+    out
+}
+
+/// A target a figure is held against (reported, never asserted).
+struct Target {
+    what: &'static str,
+    rust: String,
+    /// `true`: the figure must be at most `bound`; `false`: at least.
+    at_most: bool,
+    bound: Measure,
+    source: &'static str,
+}
+
+#[rustfmt::skip]
+fn target_list() -> Vec<Target> {
+    let s = |v: f64| Measure { value: v, unit: Unit::Seconds };
+    let b = |v: f64| Measure { value: v, unit: Unit::Bytes };
+    let r = |v: f64| Measure { value: v, unit: Unit::PerSecond };
+    let t = |what, rust: String, at_most, bound, source| Target { what, rust, at_most, bound, source };
+    vec![
+        t("W2 one call end to end, events on", "divan|execute/w2_execute_tools/add_1_call".into(), true, s(5e-6), "BASELINE.md"),
+        t("W3 1000 parallel noop calls, wall", "W3|noop x1000: wall per execute_tools".into(), true, s(3e-3), "BASELINE.md"),
+        t("W3 1000 parallel 10 ms sleeps, wall", "W3|sleep10 x1000: wall per execute_tools".into(), true, s(13e-3), "issue"),
+        t("W4 truncation alone, non-ASCII", "divan|execute/w4_parts/truncate_utf8".into(), true, s(3e-6), "BASELINE.md"),
+        t("W5 time per turn, K=1", w5(1, false, false, "time per turn (gap between tool calls)"), true, s(50e-6), "issue"),
+        t("W5 throughput, K=100", w5(100, false, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),
+        t("W5 throughput, K=100, yielding model", w5(100, true, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),
+        t("W5 memory per agent, K=10 000, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
+        t("W5 memory per agent, K=100, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
+    ]
+}
+
+/// The targets, met or missed.
+pub fn targets(rust: &BTreeMap<String, Measure>) -> String {
+    let mut out = String::from("targets (reported, not asserted):\n");
+    for t in target_list() {
+        let Some(&m) = rust.get(&t.rust) else {
+            continue;
+        };
+        let met = if t.at_most {
+            m.value <= t.bound.value
+        } else {
+            m.value >= t.bound.value
+        };
+        out.push_str(&format!(
+            "- {}: {} (target {} {}, from {}): {}\n",
+            t.what,
+            show(m),
+            if t.at_most { "≤" } else { "≥" },
+            show(t.bound),
+            t.source,
+            if met { "met" } else { "MISSED" }
+        ));
+    }
+    out
+}
