@@ -538,12 +538,13 @@ impl ReactBuilder {
     }
 }
 
-/// The default submit tool, or the configured one with its overrides; never truncated unless
-/// it says otherwise.
-fn submit_tool(settings: &AgentSubmit) -> Result<ToolDef, actuator_tool_core::ToolDefError> {
-    let mut tool = match &settings.tool {
-        Some(t) => t.clone(),
-        None => {
+/// The default submit tool, built once per process and shared (its schema and validator are
+/// the same for every agent).
+fn default_submit_tool() -> Result<ToolDef, actuator_tool_core::ToolDefError> {
+    static DEFAULT: std::sync::OnceLock<Result<ToolDef, actuator_tool_core::ToolDefError>> =
+        std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(|| {
             let params = ToolParams::from_value(&json!({
                 "type": "object",
                 "properties": {"answer": {"type": "string", "description": "Submitted answer"}},
@@ -556,8 +557,17 @@ fn submit_tool(settings: &AgentSubmit) -> Result<ToolDef, actuator_tool_core::To
                     let answer: String = args.required("answer")?;
                     Ok::<_, ToolFailure>(answer)
                 })
-                .build()?
-        }
+                .build()
+        })
+        .clone()
+}
+
+/// The default submit tool, or the configured one with its overrides; never truncated unless
+/// it says otherwise.
+fn submit_tool(settings: &AgentSubmit) -> Result<ToolDef, actuator_tool_core::ToolDefError> {
+    let mut tool = match &settings.tool {
+        Some(t) => t.clone(),
+        None => default_submit_tool()?,
     };
     if let Some(name) = &settings.name {
         tool = tool.with_name(name.clone())?;
