@@ -747,3 +747,53 @@ async fn approval_policies_and_executor_options_apply_to_the_agents_calls() {
     );
     assert!(t[4].contains("[... 900 bytes omitted ...]"), "{}", t[4]);
 }
+
+#[tokio::test]
+async fn a_custom_submit_tool_with_its_own_name_and_description() {
+    let custom = actuator_tool_core::ToolDef::builder("finish")
+        .description("Finish the task.")
+        .parameters(
+            actuator_tool_core::ToolParams::from_value(&json!({
+                "properties": {"result": {"type": "integer", "description": "The result."}},
+                "required": ["result"]
+            }))
+            .unwrap(),
+        )
+        .handler(
+            |mut a: actuator_tool_core::ToolArgs, _c: actuator_tool_core::ToolContext| async move {
+                let r: i64 = a.required("result")?;
+                Ok::<_, actuator_tool_core::ToolFailure>(format!("result={r}"))
+            },
+        )
+        .build()
+        .unwrap();
+    let model = scripted(vec![call("", "done", json!({"result": 7}))]);
+    let agent = react()
+        .model(model)
+        .no_prompt()
+        .submit(AgentSubmit {
+            tool: Some(custom),
+            name: Some("done".into()),
+            description: Some("Report the result.".into()),
+            answer_only: true,
+            ..AgentSubmit::default()
+        })
+        .build()
+        .unwrap();
+    let submit = agent.tools().last().unwrap();
+    assert_eq!(
+        (submit.name(), submit.description()),
+        ("done", "Report the result.")
+    );
+    assert_eq!(
+        submit.max_output(),
+        Some(0),
+        "a submission is never truncated"
+    );
+    let out = run(&agent, "q", &[]).await.unwrap();
+    assert_eq!(out.state.output().completion(), "result=7");
+    assert_eq!(
+        transcript(&out.state.messages),
+        vec!["user: q", "assistant: result=7 []"]
+    );
+}
