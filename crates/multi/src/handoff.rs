@@ -9,6 +9,7 @@ use actuator_tool_core::{
     Content, Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
 };
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use crate::common::{
     AgentToolError, SharedAgent, agent_tool_name, description, remaining_parameters,
@@ -217,6 +218,7 @@ impl Handoff {
                 &self.limits,
                 all_args,
             )
+            .instrument(tracing::info_span!("handoff", agent = %agent_name))
             .await;
         let run = match run {
             Ok(run) => run,

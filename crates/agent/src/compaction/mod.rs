@@ -11,6 +11,7 @@ use std::sync::Arc;
 use actuator_exec::{CompactionEvent, Event};
 use actuator_model::{BoxFuture, ChatMessage, Model, ModelOutput};
 use actuator_tool_core::ToolInfo;
+use tracing::Instrument;
 
 use crate::agent::AgentError;
 use crate::filter::partition_messages;
@@ -156,7 +157,14 @@ impl Compactor {
             return Ok((input, None));
         }
         let (_cx, _span) = cx.span("compaction", self.strategy.name());
-        let compacted = self.strategy.compact(model, &input, tools).await?;
+        let compacted = self
+            .strategy
+            .compact(model, &input, tools)
+            .instrument(tracing::info_span!(
+                "compaction",
+                strategy = self.strategy.name()
+            ))
+            .await?;
         let mut out: Vec<ChatMessage> =
             Vec::with_capacity(compacted.input.len() + self.prefix.len());
         for m in &self.prefix {
