@@ -52,8 +52,9 @@ use proc_macro::TokenStream;
 /// `fn add_tool() -> ToolDef`. The tool's name, description and parameters schema are built
 /// once, on the first call, and shared by every `ToolDef` built afterwards.
 ///
-/// The generated code names `::actuator_tool_core`; a crate that re-exports it under another
-/// path says so with `#[tool(crate = path::to::tool_core)]`.
+/// The generated code names `::actuator_tool_core` when the calling crate depends on it, else
+/// the `actuator` facade's `::actuator::tool_core` (found in the caller's `Cargo.toml`); a
+/// crate that re-exports it elsewhere says so with `#[tool(crate = path::to::tool_core)]`.
 ///
 /// # Functions and methods
 ///
@@ -107,7 +108,7 @@ use proc_macro::TokenStream;
 /// | `max_output = 4096` | the output limit in bytes (`0`: never truncate; default: the run's limit) |
 /// | `timeout = "30s"` | the per-call timeout: a whole number with a unit, `ms`, `s`, `m` or `h` |
 /// | `viewer = path::to_fn` | how calls are shown to people: any `ToolCallViewer` expression |
-/// | `crate = path` | the path to `actuator_tool_core` (default `::actuator_tool_core`) |
+/// | `crate = path` | the path to `actuator_tool_core` (default: `::actuator_tool_core`, or `::actuator::tool_core` through the facade) |
 ///
 /// On a parameter:
 ///
