@@ -5,7 +5,7 @@ use serde_json::{Map, Number, Value, json};
 use super::report::{ChangeKind, DialectReport, Rendered};
 use super::schema::{
     MAX_DEPTH, append_description, child, hint, index, is_non_assertion, join_values, json_kind,
-    merge_all_of, merged, ref_name, resolve_ref, type_names,
+    merge_all_of, merged, ref_name, resolve_ref, tuple_items, tuple_note, type_names,
 };
 use crate::ToolInfo;
 
@@ -594,37 +594,21 @@ impl Gemini<'_> {
 
     /// Tuples become arrays whose items may be any of the element schemas.
     fn tuple(&mut self, elements: &Value, rest: Option<&Value>, at: &str, depth: usize) -> Value {
-        let Value::Array(elements) = elements else {
-            self.invalid(
-                at,
-                "a tuple must be an array of schemas; rendered as any item",
-            );
-            return json!({});
-        };
-        let mut union: Vec<Value> = Vec::new();
-        for (i, element) in elements.iter().enumerate() {
-            let element = self.schema(element, &index(at, i), depth + 1);
-            if !union.contains(&element) {
-                union.push(element);
+        match tuple_items(elements, rest, at, |s, path| {
+            self.schema(s, path, depth + 1)
+        }) {
+            Some(items) => {
+                self.report
+                    .push(at, ChangeKind::Rewritten, tuple_note("Gemini"));
+                items
             }
-        }
-        if let Some(rest @ Value::Object(_)) = rest {
-            let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
-            let rest = self.schema(rest, &child(parent, "items"), depth + 1);
-            if !union.contains(&rest) {
-                union.push(rest);
+            None => {
+                self.invalid(
+                    at,
+                    "a tuple must be an array of schemas; rendered as any item",
+                );
+                json!({})
             }
-        }
-        self.report.push(
-            at,
-            ChangeKind::Rewritten,
-            "Gemini has no tuples: each item may match any element schema (the length is \
-             kept); positions are enforced by Actuator's validation",
-        );
-        match union.len() {
-            0 => json!({}),
-            1 => union.remove(0),
-            _ => json!({ "anyOf": union }),
         }
     }
 

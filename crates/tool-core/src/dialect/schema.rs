@@ -405,6 +405,47 @@ pub(super) fn is_non_assertion(keyword: &str) -> bool {
         )
 }
 
+/// Tuple element schemas (`prefixItems`, plus a trailing `items` schema) as one item schema for
+/// dialects without tuples: each distinct rendered element is one `anyOf` branch. `render`
+/// renders a subschema at a path. `None` when `elements` is not an array of schemas.
+pub(super) fn tuple_items(
+    elements: &Value,
+    rest: Option<&Value>,
+    at: &str,
+    mut render: impl FnMut(&Value, &str) -> Value,
+) -> Option<Value> {
+    let Value::Array(elements) = elements else {
+        return None;
+    };
+    let mut union: Vec<Value> = Vec::new();
+    for (i, element) in elements.iter().enumerate() {
+        let element = render(element, &index(at, i));
+        if !union.contains(&element) {
+            union.push(element);
+        }
+    }
+    if let Some(rest @ Value::Object(_)) = rest {
+        let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
+        let rest = render(rest, &child(parent, "items"));
+        if !union.contains(&rest) {
+            union.push(rest);
+        }
+    }
+    Some(match union.len() {
+        0 => serde_json::json!({}),
+        1 => union.remove(0),
+        _ => serde_json::json!({ "anyOf": union }),
+    })
+}
+
+/// The report line for a tuple rewritten by [`tuple_items`].
+pub(super) fn tuple_note(dialect: &str) -> String {
+    format!(
+        "{dialect} has no tuples: each item may match any element schema (the length is kept); \
+         positions are enforced by Actuator's validation"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
