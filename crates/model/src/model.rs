@@ -100,7 +100,7 @@ pub fn estimate_tokens(messages: &[ChatMessage]) -> u64 {
 /// use std::sync::Arc;
 /// use actuator_model::resolve_tool_choice;
 /// use actuator_tool_core::{ToolChoice, ToolInfo, ToolParams};
-/// let info = |n: &str| Arc::new(ToolInfo { name: n.into(), description: "d".into(), parameters: ToolParams::default() });
+/// let info = |n: &str| Arc::new(ToolInfo::new(n, "d", ToolParams::default()));
 /// let tools = vec![info("a"), info("b")];
 /// let (offered, choice) = resolve_tool_choice(&tools, &ToolChoice::function("b"));
 /// assert_eq!(offered.len(), 1);

@@ -142,11 +142,7 @@ fn calls_render_like_the_reference() {
 }
 
 fn info(name: &str) -> Arc<ToolInfo> {
-    Arc::new(ToolInfo {
-        name: name.into(),
-        description: "d".into(),
-        parameters: ToolParams::default(),
-    })
+    Arc::new(ToolInfo::new(name, "d", ToolParams::default()))
 }
 
 #[tokio::test]

@@ -15,11 +15,7 @@ fn tool(name: &str, params: &[&str]) -> ToolInfo {
             json!({"type": "string", "description": "d"}),
         );
     }
-    ToolInfo {
-        name: name.into(),
-        description: "d".into(),
-        parameters: p,
-    }
+    ToolInfo::new(name, "d", p)
 }
 
 #[test]

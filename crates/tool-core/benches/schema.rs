@@ -72,11 +72,7 @@ fn build_search_info() -> ToolInfo {
         )
         .param_with_default::<Mode>("mode", Some("Matching strategy to use."), Mode::Fast)
         .build();
-    ToolInfo {
-        name: "search".into(),
-        description: "Search the document index.".into(),
-        parameters,
-    }
+    ToolInfo::new("search", "Search the document index.", parameters)
 }
 
 /// `add_tool()` after its first use: the cached spec and the handler, no schema work.

@@ -31,7 +31,17 @@ pub fn validate_tool_name(name: &str) -> Result<(), ToolDefError> {
 /// The description of a tool offered to a model: its name, what it does, and its parameters.
 ///
 /// Serializes as `{"name", "description", "parameters"}`.
+///
+/// The struct is `#[non_exhaustive]` (fields such as a title or an output schema may be added):
+/// build one with [`ToolInfo::new`] and read or change its fields directly.
+///
+/// ```
+/// use actuator_tool_core::{ToolInfo, ToolParams};
+/// let info = ToolInfo::new("ping", "Checks that the service is up.", ToolParams::default());
+/// assert_eq!(info.name, "ping");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolInfo {
     /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
     pub name: String,
@@ -43,6 +53,20 @@ pub struct ToolInfo {
 }
 
 impl ToolInfo {
+    /// A tool's info from its name, description and parameters. Nothing is checked here:
+    /// [`ToolDef`](crate::ToolDef)'s builder and `check` validate the name and descriptions.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: ToolParams,
+    ) -> Self {
+        ToolInfo {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+        }
+    }
+
     /// The JSON Schema of the parameters, exactly as serialized (see [`ToolParams`]).
     pub fn parameters_schema(&self) -> Value {
         self.parameters.to_value()

@@ -20,11 +20,7 @@ pub fn tool(name: &str, properties: Value, required: &[&str], defs: Value) -> To
     if let Value::Object(defs) = defs {
         params.defs = defs;
     }
-    ToolInfo {
-        name: name.to_owned(),
-        description: format!("The {name} tool."),
-        parameters: params,
-    }
+    ToolInfo::new(name, format!("The {name} tool."), params)
 }
 
 /// A tool from a Rust type, with the schema settings Actuator uses (2020-12, inline
@@ -36,11 +32,7 @@ pub fn derived<T: JsonSchema>(name: &str) -> ToolInfo {
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let value = serde_json::to_value(&schema).expect("a schema serializes");
     let parameters = ToolParams::from_value(&value).expect("an object schema");
-    ToolInfo {
-        name: name.to_owned(),
-        description: format!("The {name} tool."),
-        parameters,
-    }
+    ToolInfo::new(name, format!("The {name} tool."), parameters)
 }
 
 /// A tree: recursive through `$defs`.

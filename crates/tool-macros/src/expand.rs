@@ -340,11 +340,7 @@ fn constructor(tool: &Tool) -> TokenStream {
             static __ACTUATOR_SPEC: ::std::sync::OnceLock<::std::sync::Arc<#krate::ToolSpec>> =
                 ::std::sync::OnceLock::new();
             let __actuator_spec = ::std::sync::Arc::clone(__ACTUATOR_SPEC.get_or_init(|| {
-                #krate::__private::spec(#krate::ToolInfo {
-                    name: ::std::string::String::from(#name),
-                    description: ::std::string::String::from(#description),
-                    parameters: #krate::ParamsBuilder::new() #schema .build(),
-                })
+                #krate::__private::spec(#krate::ToolInfo::new(#name, #description, #krate::ParamsBuilder::new() #schema .build()))
             }));
             let __actuator_options = #krate::ToolOptions {
                 parallel: #parallel,

@@ -31,7 +31,7 @@
 //! let mut params = ToolParams::default();
 //! params.properties.insert("path".into(), json!({"type": "string"}));
 //! params.required.push("path".into());
-//! let info = ToolInfo { name: "read".into(), description: "Read a file.".into(), parameters: params };
+//! let info = ToolInfo::new("read", "Read a file.", params);
 //!
 //! let rendered = dialect::mcp(&info);
 //! assert_eq!(rendered.tool["inputSchema"], info.parameters_schema());
@@ -81,7 +81,7 @@
 //! params.properties.insert("path".into(), json!({"type": "string"}));
 //! params.properties.insert("limit".into(), json!({"type": "integer", "format": "uint32"}));
 //! params.required.push("path".into());
-//! let info = ToolInfo { name: "read".into(), description: "Read a file.".into(), parameters: params };
+//! let info = ToolInfo::new("read", "Read a file.", params);
 //!
 //! let rendered = dialect::openai_strict(&info);
 //! let function = &rendered.tool["function"];
@@ -105,7 +105,7 @@
 //!
 //! let mut params = ToolParams::default();
 //! params.properties.insert("when".into(), json!({"type": "string", "format": "date-time"}));
-//! let info = ToolInfo { name: "remind".into(), description: "Set a reminder.".into(), parameters: params };
+//! let info = ToolInfo::new("remind", "Set a reminder.", params);
 //!
 //! let rendered = dialect::anthropic(&info);
 //! assert_eq!(rendered.tool["input_schema"], info.parameters_schema());
@@ -145,7 +145,7 @@
 //!
 //! let mut params = ToolParams::default();
 //! params.properties.insert("level".into(), json!({"type": ["integer", "null"], "enum": [1, 2, 3, null]}));
-//! let info = ToolInfo { name: "set_level".into(), description: "Set the level.".into(), parameters: params };
+//! let info = ToolInfo::new("set_level", "Set the level.", params);
 //!
 //! let rendered = dialect::gemini(&info);
 //! assert_eq!(
@@ -201,7 +201,7 @@ impl Dialect {
     ///
     /// ```
     /// use actuator_tool_core::{ToolInfo, ToolParams, dialect::{self, Dialect}};
-    /// let info = ToolInfo { name: "ping".into(), description: "Ping.".into(), parameters: ToolParams::default() };
+    /// let info = ToolInfo::new("ping", "Ping.", ToolParams::default());
     /// assert_eq!(Dialect::Gemini.render(&info), dialect::gemini(&info));
     /// for dialect in Dialect::ALL {
     ///     println!("{dialect}: {}", dialect.render(&info).tool);

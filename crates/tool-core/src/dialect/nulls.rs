@@ -28,7 +28,7 @@ use crate::ToolInfo;
 /// params.properties.insert("path".into(), json!({"type": "string"}));
 /// params.properties.insert("limit".into(), json!({"type": "integer", "default": 10}));
 /// params.required.push("path".into());
-/// let info = ToolInfo { name: "read".into(), description: "Read a file.".into(), parameters: params };
+/// let info = ToolInfo::new("read", "Read a file.", params);
 ///
 /// let mut args = json!({"path": "a.txt", "limit": null});
 /// let removed = dialect::strip_strict_nulls(&info, &mut args);
