@@ -64,7 +64,8 @@ pub mod prelude {
     pub use actuator_tool_macros::tool;
 
     #[cfg(feature = "exec")]
-    pub use actuator_exec::{EventLog, ExecuteOptions, execute_tools};
+    pub use actuator_exec::{ExecuteOptions, execute_tools};
+use actuator_events::{EventLog};
     #[cfg(feature = "exec")]
     pub use actuator_model::{ChatMessage, Model, ModelOutput, ScriptedModel};
 

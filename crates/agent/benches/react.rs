@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actuator_agent::{RunContext, react};
-use actuator_exec::{Event, EventSink};
+use actuator_events::{Event, EventSink};
 use actuator_model::{
     BoxFuture, ChatMessage, FunctionModel, GenerateConfig, Model, ModelError, ModelOutput,
     ModelUsage, ToolCall,

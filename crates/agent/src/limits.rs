@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use actuator_exec::{Event, EventSink, LimitEvent, SpanBeginEvent, SpanEndEvent};
+use actuator_events::{Event, EventSink, LimitEvent, SpanBeginEvent, SpanEndEvent};
 use actuator_model::{ModelUsage, new_id};
 use actuator_tool_core::format_limit;
 use serde::{Deserialize, Serialize};

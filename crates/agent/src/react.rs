@@ -4,10 +4,8 @@
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use actuator_exec::{
-    ApprovalPolicy, ConversationHandler, Event, ExecuteOptions, InfoEvent, ModelEvent,
-    execute_tools, unix_seconds,
-};
+use actuator_exec::{ApprovalPolicy, ConversationHandler, ExecuteOptions, execute_tools};
+use actuator_events::{Event, InfoEvent, ModelEvent, unix_seconds};
 use actuator_model::{
     BoxFuture, ChatMessage, GenerateConfig, MessageContent, Model, ModelOutput, StopReason,
 };

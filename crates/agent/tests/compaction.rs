@@ -11,7 +11,7 @@ use actuator_agent::compaction::{
     TOOL_RESULT_REMOVED,
 };
 use actuator_agent::{AgentErrorKind, RunContext, is_summary_message, react, run};
-use actuator_exec::{Event, EventLog};
+use actuator_events::{Event, EventLog};
 use actuator_model::{
     BoxFuture, ChatMessage, ChatMessageAssistant, FunctionModel, GenerateConfig, MessageContent,
     MessageSource, Model, ModelError, ModelOutput, ScriptedModel, StopReason, ToolCall,

@@ -14,7 +14,7 @@ use actuator_agent::{
     DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT,
     DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue, RunContext, Truncation, react, run,
 };
-use actuator_exec::{Event, EventLog};
+use actuator_events::{Event, EventLog};
 use actuator_model::{
     BoxFuture, ChatMessage, FunctionModel, Model, ModelOutput, ScriptedModel, StopReason, ToolCall,
 };

@@ -6,24 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use actuator_model::{BoxFuture, ChatMessage, ToolCall, format_function_call};
 use actuator_tool_core::{ContentFormat, ToolCallContent, ToolCallView};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// What an approver decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalDecision {
-    /// Run the call.
-    Approve,
-    /// Run a modified call (same function, other arguments).
-    Modify,
-    /// Do not run it; the model is told why.
-    Reject,
-    /// End the run.
-    Terminate,
-    /// Let the next matching policy decide.
-    Escalate,
-}
+pub use actuator_events::ApprovalDecision;
 
 /// An approver's answer.
 #[derive(Debug, Clone, PartialEq)]

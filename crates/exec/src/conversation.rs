@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ModelOutput, ToolCall};
 use actuator_tool_core::{Extensions, ToolArgs, ToolDef, ToolFailure};
+#[cfg(doc)]
+use actuator_tool_core::ToolKind;
 
 /// What a conversation-taking tool returns.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,9 +36,38 @@ pub trait ConversationTool: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<ConversationToolOutput, ToolFailure>>;
 }
 
-/// The extension that marks a [`ToolDef`] as conversation-taking.
+/// The handler of a conversation-taking [`ToolDef`] ([`ToolKind::ConversationTaking`]), as
+/// [`execute_tools`](crate::execute_tools) runs it.
+///
+/// ```
+/// use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
+/// use actuator_model::{BoxFuture, ChatMessage, ToolCall};
+/// use actuator_tool_core::{Extensions, ToolArgs, ToolDef, ToolFailure, ToolKind};
+///
+/// struct Count;
+/// impl ConversationTool for Count {
+///     fn call<'a>(&'a self, conversation: &'a [ChatMessage], _call: &'a ToolCall, _args: ToolArgs,
+///                 _extensions: &'a Extensions) -> BoxFuture<'a, Result<ConversationToolOutput, ToolFailure>> {
+///         let n = conversation.len();
+///         Box::pin(async move { Ok(ConversationToolOutput { content: n.to_string().into(), ..Default::default() }) })
+///     }
+/// }
+/// let tool = ToolDef::builder("count_messages")
+///     .description("Counts the messages so far.")
+///     .conversation_handler(ConversationHandler::new(Count))
+///     .build()
+///     .unwrap();
+/// assert_eq!(tool.kind(), ToolKind::ConversationTaking);
+/// ```
 #[derive(Clone)]
 pub struct ConversationHandler(pub Arc<dyn ConversationTool>);
+
+impl ConversationHandler {
+    /// The handler running `tool`.
+    pub fn new(tool: impl ConversationTool) -> Self {
+        ConversationHandler(Arc::new(tool))
+    }
+}
 
 impl std::fmt::Debug for ConversationHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,9 +75,9 @@ impl std::fmt::Debug for ConversationHandler {
     }
 }
 
-/// Makes `def` a conversation-taking tool: [`execute_tools`](crate::execute_tools) runs `tool`
-/// (with the conversation) instead of the def's own handler. Schema, validation, approval,
-/// timeout and events are the def's as usual.
+/// A copy of `def` that is conversation-taking: [`execute_tools`](crate::execute_tools) runs
+/// `tool` (with the conversation) instead of the def's own handler. Schema, validation,
+/// approval, timeout and events are the def's as usual.
 pub fn with_conversation(def: &ToolDef, tool: impl ConversationTool) -> ToolDef {
-    def.with_extension(ConversationHandler(Arc::new(tool)))
+    def.with_conversation_handler(ConversationHandler::new(tool))
 }

@@ -1,5 +1,6 @@
 //! Errors that stop `execute_tools`.
 
+use actuator_events::LimitExceeded;
 use actuator_model::ChatMessage;
 use actuator_tool_core::{FatalToolError, ToolDefError};
 
@@ -21,6 +22,20 @@ pub enum ExecError {
         call_id: String,
         /// The failure.
         cause: FatalToolError,
+        /// The tool messages produced before the run stopped, in declared order.
+        messages: Vec<ChatMessage>,
+    },
+    /// A tool that runs an agent (handoff, `as_tool`) hit a limit of an enclosing run: the
+    /// run whose limit it is ends, cleanly, with the limit (D9). The stage's other calls were
+    /// cancelled and later calls skipped, as for a fatal failure.
+    #[error("{limit}")]
+    Limit {
+        /// The limit exceeded.
+        limit: LimitExceeded,
+        /// The tool.
+        function: String,
+        /// The call id.
+        call_id: String,
         /// The tool messages produced before the run stopped, in declared order.
         messages: Vec<ChatMessage>,
     },
@@ -49,11 +64,20 @@ pub enum ExecError {
 }
 
 impl ExecError {
+    /// The limit, when an enclosing run's limit stopped execution.
+    pub fn limit(&self) -> Option<&LimitExceeded> {
+        match self {
+            ExecError::Limit { limit, .. } => Some(limit),
+            _ => None,
+        }
+    }
+
     /// The tool messages produced before the run stopped.
     pub fn messages(&self) -> &[ChatMessage] {
         match self {
             ExecError::InvalidTools(_) => &[],
             ExecError::Fatal { messages, .. }
+            | ExecError::Limit { messages, .. }
             | ExecError::Terminated { messages, .. }
             | ExecError::InvalidModification { messages, .. } => messages,
         }

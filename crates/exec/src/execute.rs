@@ -12,7 +12,7 @@ use actuator_model::{
 use actuator_tool_core::__private::panic_message;
 use actuator_tool_core::{
     DEFAULT_MAX_OUTPUT, Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolDefError,
-    ToolError, ToolFailure, ToolOutput, check_nesting_depth, truncate_tool_output,
+    ToolError, ToolFailure, ToolKind, ToolOutput, check_nesting_depth, truncate_tool_output,
 };
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -24,7 +24,7 @@ use crate::approval::{
 };
 use crate::conversation::ConversationHandler;
 use crate::error::ExecError;
-use crate::events::{ApprovalEvent, Event, EventSink, ToolEvent, unix_seconds};
+use actuator_events::{ApprovalEvent, Event, EventSink, LimitExceeded, ToolEvent, unix_seconds};
 
 /// The text a call gets when a parallel sibling fails fatally.
 pub const CANCELLED_BY_SIBLING: &str =
@@ -233,6 +233,7 @@ struct CallDone {
 /// Why a call stopped the run.
 enum Stop {
     Fatal(FatalToolError),
+    Limit(LimitExceeded),
     Terminated,
     BadModify { modified: String },
 }
@@ -274,6 +275,12 @@ impl Runner<'_> {
                 function,
                 call_id,
                 cause,
+                messages,
+            },
+            Stop::Limit(limit) => ExecError::Limit {
+                limit,
+                function,
+                call_id,
                 messages,
             },
             Stop::Terminated => ExecError::Terminated {
@@ -412,6 +419,7 @@ impl Runner<'_> {
                 Err(Failed::Stop(stop)) => {
                     event.fatal = Some(match &stop {
                         Stop::Fatal(cause) => cause.to_string(),
+                        Stop::Limit(limit) => limit.to_string(),
                         Stop::Terminated => "Tool call approver requested termination.".to_owned(),
                         Stop::BadModify { modified } => format!("modified call names '{modified}'"),
                     });
@@ -557,19 +565,30 @@ impl Runner<'_> {
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
         let invoke = async {
-            if let Some(handler) = def.extensions().get::<ConversationHandler>() {
-                let args = ToolArgs::from_value(arguments)?;
-                handler
-                    .0
-                    .call(self.messages, call_ref, args, &self.options.extensions)
-                    .await
-                    .map(|o| Landed::Conversation(Box::new(o)))
-            } else {
-                let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
-                ctx.extensions = self.options.extensions.clone();
-                def.call(arguments, ctx)
-                    .await
-                    .map(|output| Landed::Output { output, limit })
+            match def.kind() {
+                ToolKind::ConversationTaking => {
+                    let Some(handler) = def.conversation_handler::<ConversationHandler>() else {
+                        return Err(FatalToolError::msg(format!(
+                            "Tool '{}' is conversation-taking, but its handler is not an actuator_exec::ConversationHandler: build it with actuator_exec::with_conversation or ToolDefBuilder::conversation_handler(ConversationHandler::new(...)).",
+                            def.name()
+                        ))
+                        .into());
+                    };
+                    let args = ToolArgs::from_value(arguments)?;
+                    handler
+                        .0
+                        .call(self.messages, call_ref, args, &self.options.extensions)
+                        .await
+                        .map(|o| Landed::Conversation(Box::new(o)))
+                }
+                _ => {
+                    let mut ctx =
+                        ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
+                    ctx.extensions = self.options.extensions.clone();
+                    def.call(arguments, ctx)
+                        .await
+                        .map(|output| Landed::Output { output, limit })
+                }
             }
         };
         let guarded = AssertUnwindSafe(invoke).catch_unwind();
@@ -583,7 +602,11 @@ impl Runner<'_> {
         match result {
             Ok(Ok(landed)) => Ok(landed),
             Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::Tool(e, limit)),
-            Ok(Err(ToolFailure::Fatal(f))) => Err(Failed::Stop(Stop::Fatal(f))),
+            // A limit of an enclosing run, hit by an agent this tool ran (D9).
+            Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
+                Some(limit) => Err(Failed::Stop(Stop::Limit(limit.clone()))),
+                None => Err(Failed::Stop(Stop::Fatal(f))),
+            },
             Err(payload) => Err(Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
                 "tool '{}' panicked: {}",
                 call.function,

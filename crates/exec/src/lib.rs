@@ -6,7 +6,9 @@
 //! - [`execute_tools`]: stages ([`plan_stages`]), the per-call pipeline, declared-order results.
 //! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`], [`TerminalApprover`].
 //! - Conversation-taking tools ([`with_conversation`]): the hook handoff is built on.
-//! - Events: [`ToolEvent`] to an [`EventSink`], and a `tracing` span per call.
+//! - Events: an `actuator_events::ToolEvent` per call to the options' `EventSink`, and a
+//!   `tracing` span per call.
+//! - An enclosing run's limit hit inside a tool ends execution as [`ExecError::Limit`].
 
 mod approval;
 pub use approval::{
@@ -22,11 +24,6 @@ pub use conversation::{
 mod error;
 pub use error::ExecError;
 
-mod events;
-pub use events::{
-    ApprovalEvent, CompactionEvent, Event, EventLog, EventSink, InfoEvent, LimitEvent, ModelEvent,
-    SpanBeginEvent, SpanEndEvent, ToolEvent, unix_seconds,
-};
 
 mod execute;
 pub use execute::{

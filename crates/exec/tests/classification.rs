@@ -346,7 +346,7 @@ async fn output_is_truncated_per_tool_then_run_default() {
         Ok(ToolOutput::Text("é".repeat(20_000)))
     });
     let msgs = conversation(&[("big", json!({}))]);
-    let log = actuator_exec::EventLog::new();
+    let log = actuator_events::EventLog::new();
     let opts = ExecuteOptions::default().events(log.clone());
     let out = execute_tools(&msgs, std::slice::from_ref(&big), &opts)
         .await

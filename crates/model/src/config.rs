@@ -1,6 +1,8 @@
 //! Generation settings.
 
-use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Settings for a generation. Every field is optional; `None` leaves the provider's default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -21,18 +23,39 @@ pub struct GenerateConfig {
     /// Random seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
-    /// The default output limit for tools, in bytes (`0` disables truncation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tool_output: Option<usize>,
     /// Whether the model may call several tools in one turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel_tool_calls: Option<bool>,
     /// Reasoning effort, for models that reason (`low`, `medium`, `high`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<String>,
-    /// Timeout for one generation, in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<f64>,
+    /// How long one generation may take (serialized as seconds).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "seconds_out",
+        deserialize_with = "seconds_in"
+    )]
+    pub timeout: Option<Duration>,
+}
+
+// A duration on the wire is seconds, as the reference writes `timeout`.
+fn seconds_out<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_f64(d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+fn seconds_in<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        None => Ok(None),
+        Some(secs) => Duration::try_from_secs_f64(secs).map(Some).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "timeout must be a non-negative number of seconds, not {secs}: {e}"
+            ))
+        }),
+    }
 }
 
 impl GenerateConfig {
@@ -50,10 +73,17 @@ impl GenerateConfig {
         self
     }
 
-    /// Sets `max_tool_output`.
+    /// Sets `timeout`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use actuator_model::GenerateConfig;
+    /// let config = GenerateConfig::default().timeout(Duration::from_millis(1500));
+    /// assert_eq!(serde_json::to_value(&config).unwrap(), serde_json::json!({"timeout": 1.5}));
+    /// ```
     #[must_use]
-    pub fn max_tool_output(mut self, bytes: usize) -> Self {
-        self.max_tool_output = Some(bytes);
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
         self
     }
 

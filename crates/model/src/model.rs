@@ -2,18 +2,14 @@
 //! models that ship with the library.
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
+pub use actuator_tool_core::BoxFuture;
 use actuator_tool_core::{ToolChoice, ToolInfo};
 
 use crate::config::GenerateConfig;
 use crate::message::ChatMessage;
 use crate::output::ModelOutput;
-
-/// A boxed, sendable future borrowing for `'a`.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A generation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -109,11 +109,20 @@ fn outputs_round_trip_and_answer_questions() {
         (5, 7, 12, Some(3))
     );
     let config: GenerateConfig =
-        serde_json::from_value(json!({"max_tokens": 10, "max_tool_output": 0})).unwrap();
+        serde_json::from_value(json!({"max_tokens": 10, "timeout": 2.5})).unwrap();
     assert_eq!(
         config,
-        GenerateConfig::default().max_tokens(10).max_tool_output(0)
+        GenerateConfig::default()
+            .max_tokens(10)
+            .timeout(std::time::Duration::from_millis(2500))
     );
+    // Durations are seconds on the wire, and a negative one is refused with a clear error.
+    assert_eq!(
+        serde_json::to_value(&config).unwrap(),
+        json!({"max_tokens": 10, "timeout": 2.5})
+    );
+    let err = serde_json::from_value::<GenerateConfig>(json!({"timeout": -1})).unwrap_err();
+    assert!(err.to_string().contains("non-negative"), "{err}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use actuator_agent::{
     AgentPrompt, AgentState, FnAgent, LimitKind, MessageFilter, RunContext, agent_fn,
     message_limit, react, run, token_limit, turn_limit,
 };
-use actuator_exec::{Event, EventLog};
+use actuator_events::{Event, EventLog};
 use actuator_model::{
     ChatMessage, FunctionModel, MessageContent, ModelOutput, ModelUsage, ScriptedModel, ToolCall,
 };

@@ -10,13 +10,20 @@ use serde::Serialize;
 pub use serde_json;
 
 use crate::content::{IntoToolOutput, Json, ToolOutput};
-use crate::def::ToolSpec;
+pub use crate::def::{ToolOptions, ToolSpec};
+use crate::def::{ToolDef, ToolHandler};
 use crate::error::{FatalToolError, ToolFailure};
 use crate::info::ToolInfo;
 
 /// A `#[tool]` item's spec (the macro caches it in a `static` inside the constructor).
 pub fn spec(info: ToolInfo) -> Arc<ToolSpec> {
     Arc::new(ToolSpec::new(info))
+}
+
+/// Builds a `#[tool]` item's `ToolDef` from its shared spec (not re-checked: the macro checked
+/// it at compile time).
+pub fn from_spec(spec: Arc<ToolSpec>, options: ToolOptions, handler: impl ToolHandler) -> ToolDef {
+    ToolDef::from_spec(spec, options, handler)
 }
 
 /// Runs a synchronous tool body on the blocking pool, so it cannot stall the async executor.

@@ -42,6 +42,14 @@ impl Extensions {
             .and_then(|v| v.downcast::<T>().ok())
     }
 
+    /// Copies every value of `other` into this map (values of a type both hold are replaced
+    /// by `other`'s). Values are shared, not cloned.
+    pub fn extend(&mut self, other: &Extensions) {
+        for (k, v) in &other.map {
+            self.map.insert(*k, Arc::clone(v));
+        }
+    }
+
     /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()

@@ -1,5 +1,6 @@
 //! [`ToolDef`]: a tool ready to run.
 
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
@@ -10,13 +11,14 @@ use serde_json::{Map, Value};
 use crate::args::ToolArgs;
 use crate::content::{IntoToolOutput, ToolOutput};
 use crate::context::{Extensions, ToolContext};
-use crate::error::{ToolDefError, ToolError, ToolFailure};
+use crate::error::{FatalToolError, ToolDefError, ToolError, ToolFailure};
 use crate::info::{ToolInfo, ToolParams, validate_tool_name};
 use crate::validate::ArgumentValidator;
 use crate::view::ToolCallViewer;
 
-/// A boxed, sendable future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+/// A boxed, sendable future borrowing for `'a` (`'static` where it owns everything). The one
+/// future type of every Actuator trait: handlers, models, agents, approvers.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What runs when a tool is called: it receives the (already validated) arguments and returns
 /// the output or a failure.
@@ -29,7 +31,7 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 )]
 pub trait ToolHandler: Send + Sync + 'static {
     /// Runs the call.
-    fn call(&self, args: ToolArgs, ctx: ToolContext) -> BoxFuture<Result<ToolOutput, ToolFailure>>;
+    fn call(&self, args: ToolArgs, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>>;
 }
 
 impl<F, Fut, R> ToolHandler for F
@@ -38,7 +40,7 @@ where
     Fut: Future<Output = Result<R, ToolFailure>> + Send + 'static,
     R: IntoToolOutput,
 {
-    fn call(&self, args: ToolArgs, ctx: ToolContext) -> BoxFuture<Result<ToolOutput, ToolFailure>> {
+    fn call(&self, args: ToolArgs, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>> {
         let fut = self(args, ctx);
         Box::pin(async move { fut.await?.into_tool_output() })
     }
@@ -50,6 +52,8 @@ where
 pub struct ToolSpec {
     info: Arc<ToolInfo>,
     validator: OnceLock<Result<ArgumentValidator, ToolDefError>>,
+    /// Whether every parameter must be described (D6); off only for foreign tools.
+    param_descriptions_required: bool,
 }
 
 impl ToolSpec {
@@ -58,6 +62,7 @@ impl ToolSpec {
         ToolSpec {
             info: Arc::new(info),
             validator: OnceLock::new(),
+            param_descriptions_required: true,
         }
     }
 
@@ -105,7 +110,28 @@ pub struct ToolDef {
     viewer: Option<Arc<dyn ToolCallViewer>>,
     options: Option<Map<String, Value>>,
     extensions: Extensions,
-    handler: Arc<dyn ToolHandler>,
+    handler: Handler,
+}
+
+/// How a tool runs: on its arguments alone, or on the conversation too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolKind {
+    /// A handler that receives the arguments and its [`ToolContext`] ([`ToolDef::call`]).
+    Plain,
+    /// A handler that also receives the conversation and may add messages after its result
+    /// (handoff). Only an executor that passes the conversation can run it
+    /// (`actuator_exec::execute_tools`); [`ToolDef::call`] refuses it with a fatal error.
+    ConversationTaking,
+}
+
+/// The handler, by kind. A conversation-taking handler's type belongs to the layer that knows
+/// messages (the executor), which this crate sits below: it is stored type-erased and the
+/// executor takes it back with [`ToolDef::conversation_handler`].
+#[derive(Clone)]
+enum Handler {
+    Plain(Arc<dyn ToolHandler>),
+    Conversation(Arc<dyn Any + Send + Sync>),
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -117,11 +143,12 @@ impl std::fmt::Debug for ToolDef {
             .field("timeout", &self.timeout)
             .field("viewer", &self.viewer.is_some())
             .field("options", &self.options)
+            .field("kind", &self.kind())
             .finish_non_exhaustive()
     }
 }
 
-/// Options of a tool other than its schema, as `#[tool]` sets them.
+/// Options of a tool other than its schema, as `#[tool]` sets them (see `__private`).
 #[derive(Clone, Default)]
 pub struct ToolOptions {
     /// Whether calls may run concurrently with neighbouring parallel calls (default `false`).
@@ -148,12 +175,15 @@ impl std::fmt::Debug for ToolOptions {
     }
 }
 
-/// Checks that a tool and each of its parameters has a description (D6).
-fn check_descriptions(info: &ToolInfo) -> Result<(), ToolDefError> {
+/// Checks that a tool and (when `params` is set) each of its parameters has a description (D6).
+fn check_descriptions(info: &ToolInfo, params: bool) -> Result<(), ToolDefError> {
     if info.description.trim().is_empty() {
         return Err(ToolDefError::MissingDescription {
             name: info.name.clone(),
         });
+    }
+    if !params {
+        return Ok(());
     }
     for (param, schema) in &info.parameters.properties {
         let described = schema
@@ -178,14 +208,15 @@ impl ToolDef {
             description: None,
             parameters: ToolParams::default(),
             param_descriptions: Vec::new(),
+            param_descriptions_required: true,
             options: ToolOptions::default(),
             handler: None,
         }
     }
 
-    /// Builds a tool from a shared spec (the form `#[tool]` expands to). The spec's info is
-    /// not re-checked: the macro has checked it at compile time.
-    pub fn from_spec(
+    /// Builds a tool from a shared spec (the form `#[tool]` expands to, through `__private`).
+    /// The spec's info is not re-checked: the macro has checked it at compile time.
+    pub(crate) fn from_spec(
         spec: Arc<ToolSpec>,
         options: ToolOptions,
         handler: impl ToolHandler,
@@ -198,7 +229,34 @@ impl ToolDef {
             viewer: options.viewer,
             options: options.options,
             extensions: Extensions::new(),
-            handler: Arc::new(handler),
+            handler: Handler::Plain(Arc::new(handler)),
+        }
+    }
+
+    /// How the tool runs: [`ToolKind::Plain`], or [`ToolKind::ConversationTaking`].
+    pub fn kind(&self) -> ToolKind {
+        match self.handler {
+            Handler::Plain(_) => ToolKind::Plain,
+            Handler::Conversation(_) => ToolKind::ConversationTaking,
+        }
+    }
+
+    /// The conversation-taking handler, when the tool is one and its handler is a `T` (the
+    /// executor's handler type). `None` for plain tools.
+    pub fn conversation_handler<T: Any + Send + Sync>(&self) -> Option<&T> {
+        match &self.handler {
+            Handler::Conversation(h) => h.downcast_ref(),
+            Handler::Plain(_) => None,
+        }
+    }
+
+    /// A copy that is conversation-taking, run by `handler` (a type the executor knows, such
+    /// as `actuator_exec::ConversationHandler`; use `actuator_exec::with_conversation`).
+    #[must_use]
+    pub fn with_conversation_handler<T: Any + Send + Sync>(&self, handler: T) -> ToolDef {
+        ToolDef {
+            handler: Handler::Conversation(Arc::new(handler)),
+            ..self.clone()
         }
     }
 
@@ -272,7 +330,7 @@ impl ToolDef {
     /// comments) is reported before a model sees it.
     pub fn check(&self) -> Result<(), ToolDefError> {
         validate_tool_name(self.name())?;
-        check_descriptions(self.info())?;
+        check_descriptions(self.info(), self.spec.param_descriptions_required)?;
         match self.spec.validator() {
             Ok(_) => Ok(()),
             Err(e) => Err(e.clone()),
@@ -291,20 +349,35 @@ impl ToolDef {
 
     /// Runs the handler with the given (validated) arguments. Deserialization into typed
     /// parameters happens inside, so its failures are `parsing` errors.
+    ///
+    /// A conversation-taking tool cannot run here (it needs the conversation): the call fails
+    /// with a fatal error that says to run it through the executor.
     pub fn call(
         &self,
         arguments: Value,
         ctx: ToolContext,
-    ) -> BoxFuture<Result<ToolOutput, ToolFailure>> {
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>> {
+        let handler = match &self.handler {
+            Handler::Plain(h) => h,
+            Handler::Conversation(_) => {
+                let error = FatalToolError::msg(format!(
+                    "Tool '{}' takes the conversation, so it runs only through an executor that passes it (actuator_exec::execute_tools), not through ToolDef::call.",
+                    self.name()
+                ));
+                return Box::pin(std::future::ready(Err(error.into())));
+            }
+        };
         match ToolArgs::from_value(arguments) {
-            Ok(args) => self.handler.call(args, ctx),
+            Ok(args) => handler.call(args, ctx),
             Err(e) => Box::pin(std::future::ready(Err(e.into()))),
         }
     }
 
     fn with_info(&self, info: ToolInfo) -> ToolDef {
+        let mut spec = ToolSpec::new(info);
+        spec.param_descriptions_required = self.spec.param_descriptions_required;
         ToolDef {
-            spec: Arc::new(ToolSpec::new(info)),
+            spec: Arc::new(spec),
             ..self.clone()
         }
     }
@@ -423,8 +496,9 @@ pub struct ToolDefBuilder {
     description: Option<String>,
     parameters: ToolParams,
     param_descriptions: Vec<(String, String)>,
+    param_descriptions_required: bool,
     options: ToolOptions,
-    handler: Option<Arc<dyn ToolHandler>>,
+    handler: Option<Handler>,
 }
 
 impl std::fmt::Debug for ToolDefBuilder {
@@ -466,6 +540,32 @@ impl ToolDefBuilder {
         self
     }
 
+    /// Whether every parameter must have a description (default `true`, D6).
+    ///
+    /// Turn it off only for tools that come from elsewhere (an MCP server, a user's JSON
+    /// schema), whose parameters may have no description: the model then sees none. The tool
+    /// itself still needs a description, and `check` keeps this setting.
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
+    /// let params = ToolParams::from_value(&serde_json::json!({
+    ///     "type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]
+    /// })).unwrap();
+    /// let build = |strict: bool| ToolDef::builder("search")
+    ///     .description("Searches.")
+    ///     .parameters(params.clone())
+    ///     .require_param_descriptions(strict)
+    ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("") })
+    ///     .build();
+    /// assert!(build(true).is_err());
+    /// assert!(build(false).unwrap().check().is_ok());
+    /// ```
+    #[must_use]
+    pub fn require_param_descriptions(mut self, required: bool) -> Self {
+        self.param_descriptions_required = required;
+        self
+    }
+
     /// Whether calls may run concurrently with neighbouring parallel calls (default `false`).
     #[must_use]
     pub fn parallel(mut self, parallel: bool) -> Self {
@@ -504,7 +604,16 @@ impl ToolDefBuilder {
     /// What runs when the tool is called.
     #[must_use]
     pub fn handler(mut self, handler: impl ToolHandler) -> Self {
-        self.handler = Some(Arc::new(handler));
+        self.handler = Some(Handler::Plain(Arc::new(handler)));
+        self
+    }
+
+    /// Makes the tool conversation-taking ([`ToolKind::ConversationTaking`]), run by `handler`,
+    /// a handler type the executor knows (`actuator_exec::ConversationHandler`). Replaces
+    /// [`handler`](Self::handler).
+    #[must_use]
+    pub fn conversation_handler<T: Any + Send + Sync>(mut self, handler: T) -> Self {
+        self.handler = Some(Handler::Conversation(Arc::new(handler)));
         self
     }
 
@@ -518,12 +627,8 @@ impl ToolDefBuilder {
         for (param, description) in self.param_descriptions {
             set_param_description(&mut parameters, &param, description)?;
         }
-        let info = ToolInfo {
-            name: self.name,
-            description: self.description.unwrap_or_default(),
-            parameters,
-        };
-        check_descriptions(&info)?;
+        let info = ToolInfo::new(self.name, self.description.unwrap_or_default(), parameters);
+        check_descriptions(&info, self.param_descriptions_required)?;
         let handler = self.handler.ok_or_else(|| ToolDefError::MissingHandler {
             name: info.name.clone(),
         })?;
@@ -531,6 +636,7 @@ impl ToolDefBuilder {
         let spec = ToolSpec {
             info: Arc::new(info),
             validator: OnceLock::from(Ok(validator)),
+            param_descriptions_required: self.param_descriptions_required,
         };
         Ok(ToolDef {
             spec: Arc::new(spec),

@@ -119,6 +119,18 @@ pub fn format_limit(value: f64) -> String {
     }
 }
 
+/// `The {subject} exceeded its {kind} limit of {limit}.`: the one place this text is built, for
+/// tools (`subject` = `tool`) and for agents handed a conversation (`subject` = the agent's
+/// name).
+///
+/// ```
+/// use actuator_tool_core::limit_exceeded_text;
+/// assert_eq!(limit_exceeded_text("Researcher", "turn", "3"), "The Researcher exceeded its turn limit of 3.");
+/// ```
+pub fn limit_exceeded_text(subject: &str, kind: &str, limit: &str) -> String {
+    format!("The {subject} exceeded its {kind} limit of {limit}.")
+}
+
 impl ToolError {
     /// An `unknown`-kind error with the given message: the general "this did not work" a tool
     /// reports to the model (Inspect's `ToolError(message)`).
@@ -199,10 +211,7 @@ impl ToolError {
     pub fn limit(limit_kind: &str, limit: f64) -> Self {
         Self::with_kind(
             ToolErrorKind::Limit,
-            format!(
-                "The tool exceeded its {limit_kind} limit of {}.",
-                format_limit(limit)
-            ),
+            limit_exceeded_text("tool", limit_kind, &format_limit(limit)),
         )
     }
 

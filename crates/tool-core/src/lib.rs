@@ -20,6 +20,7 @@ pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
 mod error;
 pub use error::{
     FatalToolError, IoErrorExt, ToolDefError, ToolError, ToolErrorKind, ToolFailure, format_limit,
+    limit_exceeded_text,
 };
 
 mod choice;
@@ -45,7 +46,7 @@ mod context;
 pub use context::{Extensions, ToolContext};
 
 mod def;
-pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolOptions, ToolSpec};
+pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
 
 pub mod dialect;
 

@@ -21,7 +21,7 @@ pub(crate) struct Spanned<T> {
 
 /// The options of the `#[tool(...)]` attribute on a function.
 #[derive(Default)]
-pub(crate) struct ToolOptions {
+pub(crate) struct AttrOptions {
     pub(crate) name: Option<Spanned<String>>,
     pub(crate) description: Option<Spanned<String>>,
     pub(crate) parallel: Option<bool>,
@@ -36,8 +36,8 @@ const TOOL_OPTIONS: &str =
     "`name`, `description`, `parallel`, `max_output`, `timeout`, `viewer`, `crate`";
 
 /// Parses the arguments of `#[tool(...)]` on a function.
-pub(crate) fn parse_tool_options(cx: &Ctxt, args: TokenStream) -> ToolOptions {
-    let mut options = ToolOptions::default();
+pub(crate) fn parse_tool_options(cx: &Ctxt, args: TokenStream) -> AttrOptions {
+    let mut options = AttrOptions::default();
     let mut seen: Vec<String> = Vec::new();
     parse_entries(cx, args, |key, input| {
         let key_name = key.to_string();

@@ -8,11 +8,11 @@
 //! #[must_use]
 //! fn add_tool() -> C::ToolDef {
 //!     fn __actuator_required<T: C::ToolParam>(..) { args.required(name) }   // + or_else, …
-//!     static __ACTUATOR_SPEC: OnceLock<Arc<C::ToolSpec>> = OnceLock::new();
+//!     static __ACTUATOR_SPEC: OnceLock<Arc<C::__private::ToolSpec>> = OnceLock::new();
 //!     let __actuator_spec = Arc::clone(__ACTUATOR_SPEC.get_or_init(|| C::__private::spec(
-//!         C::ToolInfo { name, description, parameters: C::ParamsBuilder::new()
-//!             .param::<i64>("x", Some("First addend.")) … .build() })));
-//!     C::ToolDef::from_spec(__actuator_spec, C::ToolOptions { .. }, move |mut __actuator_args, _| {
+//!         C::ToolInfo::new(name, description, C::ParamsBuilder::new()
+//!             .param::<i64>("x", Some("First addend.")) … .build()))));
+//!     C::__private::from_spec(__actuator_spec, C::__private::ToolOptions { .. }, move |mut __actuator_args, _| {
 //!         async move {
 //!             let __actuator_p0 = __actuator_required::<i64>(&mut __actuator_args, "x")?;
 //!             let __actuator_ret = add(__actuator_p0, …).await;
@@ -337,12 +337,12 @@ fn constructor(tool: &Tool) -> TokenStream {
             #helpers
             #generic_check
             #defaults
-            static __ACTUATOR_SPEC: ::std::sync::OnceLock<::std::sync::Arc<#krate::ToolSpec>> =
+            static __ACTUATOR_SPEC: ::std::sync::OnceLock<::std::sync::Arc<#krate::__private::ToolSpec>> =
                 ::std::sync::OnceLock::new();
             let __actuator_spec = ::std::sync::Arc::clone(__ACTUATOR_SPEC.get_or_init(|| {
                 #krate::__private::spec(#krate::ToolInfo::new(#name, #description, #krate::ParamsBuilder::new() #schema .build()))
             }));
-            let __actuator_options = #krate::ToolOptions {
+            let __actuator_options = #krate::__private::ToolOptions {
                 parallel: #parallel,
                 max_output: #max_output,
                 timeout: #timeout,
@@ -350,7 +350,7 @@ fn constructor(tool: &Tool) -> TokenStream {
                 ..::core::default::Default::default()
             };
             #this_outer
-            #krate::ToolDef::from_spec(
+            #krate::__private::from_spec(
                 __actuator_spec,
                 __actuator_options,
                 move |#args_pat: #krate::ToolArgs, _: #krate::ToolContext| {

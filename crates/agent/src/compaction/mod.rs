@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use actuator_exec::{CompactionEvent, Event};
+use actuator_events::{CompactionEvent, Event};
 use actuator_model::{BoxFuture, ChatMessage, Model, ModelOutput};
 use actuator_tool_core::ToolInfo;
 use tracing::Instrument;

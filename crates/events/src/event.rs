@@ -1,5 +1,5 @@
-//! Typed events: every tool call produces a [`ToolEvent`], delivered to the [`EventSink`] of
-//! the run. Later layers (model generations, agent spans, compaction) use the same sink.
+//! Typed events: every tool call produces a [`ToolEvent`], every generation a [`ModelEvent`],
+//! delivered to the [`EventSink`] of the run.
 
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -9,7 +9,21 @@ use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::approval::ApprovalDecision;
+/// What an approver decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run the call.
+    Approve,
+    /// Run a modified call (same function, other arguments).
+    Modify,
+    /// Do not run it; the model is told why.
+    Reject,
+    /// End the run.
+    Terminate,
+    /// Let the next matching policy decide.
+    Escalate,
+}
 
 /// Seconds since the Unix epoch, as events record times.
 pub fn unix_seconds(t: SystemTime) -> f64 {
@@ -176,7 +190,7 @@ pub enum Event {
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an event sink",
-    note = "implement `actuator_exec::EventSink` (fn emit(&self, event: Event)), or use `EventLog`"
+    note = "implement `actuator_events::EventSink` (fn emit(&self, event: Event)), or use `EventLog`"
 )]
 pub trait EventSink: Send + Sync {
     /// Receives one event.
@@ -186,7 +200,7 @@ pub trait EventSink: Send + Sync {
 /// An event sink that keeps every event in memory, in order.
 ///
 /// ```
-/// use actuator_exec::{EventLog, EventSink};
+/// use actuator_events::{EventLog, EventSink};
 /// let log = EventLog::new();
 /// assert!(log.events().is_empty());
 /// ```

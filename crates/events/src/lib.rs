@@ -1,0 +1,19 @@
+//! # actuator-events
+//!
+//! The vocabulary of a run that every layer shares, below the executor and the agents, so
+//! that later layers (evaluations, logs) can add their own events without editing either:
+//!
+//! - [`Event`] and its kinds ([`ToolEvent`], [`ModelEvent`], [`SpanBeginEvent`],
+//!   [`SpanEndEvent`], [`InfoEvent`], [`CompactionEvent`], [`LimitEvent`]), delivered to an
+//!   [`EventSink`] ([`EventLog`] keeps them in memory);
+//! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
+//!   the executor recognises when a tool that runs an agent hits an outer limit.
+
+mod event;
+pub use event::{
+    ApprovalDecision, ApprovalEvent, CompactionEvent, Event, EventLog, EventSink, InfoEvent,
+    LimitEvent, ModelEvent, SpanBeginEvent, SpanEndEvent, ToolEvent, unix_seconds,
+};
+
+mod limit;
+pub use limit::{LimitExceeded, LimitKind, ScopeId, format_amount};
