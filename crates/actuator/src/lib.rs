@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | [`tool_core`] | tool definitions, validation, results, errors, truncation, dialects | always |
 //! | [`tool`] | the `#[tool]` attribute | `macros` (default) |
-//! | `model`, `exec` | messages, the `Model` trait, scripted models; the staged executor | `exec` |
+//! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
 //!
@@ -43,6 +43,8 @@ pub use actuator_tool_core as tool_core;
 pub use actuator_tool_macros::tool;
 
 #[cfg(feature = "exec")]
+pub use actuator_events as events;
+#[cfg(feature = "exec")]
 pub use actuator_exec as exec;
 #[cfg(feature = "exec")]
 pub use actuator_model as model;
@@ -64,13 +66,14 @@ pub mod prelude {
     pub use actuator_tool_macros::tool;
 
     #[cfg(feature = "exec")]
+    pub use actuator_events::EventLog;
+    #[cfg(feature = "exec")]
     pub use actuator_exec::{ExecuteOptions, execute_tools};
-use actuator_events::{EventLog};
     #[cfg(feature = "exec")]
     pub use actuator_model::{ChatMessage, Model, ModelOutput, ScriptedModel};
 
     #[cfg(feature = "agent")]
-    pub use actuator_agent::{Agent, AgentState, RunContext, react, run};
+    pub use actuator_agent::{Agent, AgentState, RunContext, RunOptions, react, run, run_with};
 
     #[cfg(feature = "multi")]
     pub use actuator_multi::{as_tool, handoff};

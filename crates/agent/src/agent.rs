@@ -8,7 +8,8 @@ use actuator_model::{BoxFuture, ModelError};
 use actuator_tool_core::ToolParams;
 use serde_json::{Map, Value};
 
-use crate::limits::{LimitExceeded, RunContext};
+use crate::context::RunContext;
+use crate::limits::LimitExceeded;
 use crate::state::AgentState;
 
 /// Why an agent stopped with an error.
@@ -21,15 +22,27 @@ pub enum AgentErrorKind {
     /// A generation failed.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// Tool execution stopped the run (a fatal tool error, a panic, a termination).
+    /// Tool execution stopped the run (a fatal tool error, a panic, a termination). An
+    /// enclosing run's limit hit inside a tool is [`AgentErrorKind::Limit`] instead.
     #[error(transparent)]
-    Exec(#[from] ExecError),
+    Exec(ExecError),
     /// The agent was configured wrongly.
     #[error("{0}")]
     Config(String),
     /// Any other failure.
     #[error("{0}")]
     Failed(String),
+}
+
+impl From<ExecError> for AgentErrorKind {
+    /// A limit that stopped execution is that limit, so the scope it belongs to catches it
+    /// (D9); anything else is an execution error.
+    fn from(e: ExecError) -> Self {
+        match e {
+            ExecError::Limit { limit, .. } => AgentErrorKind::Limit(limit),
+            other => AgentErrorKind::Exec(other),
+        }
+    }
 }
 
 /// An agent stopped with an error. Carries the state as it was when it stopped, so nothing
@@ -60,6 +73,16 @@ impl AgentError {
         }
     }
 
+    /// This error with `state` attached, unless it already carries one (the state closest to
+    /// where it happened wins).
+    #[must_use]
+    pub fn or_state(mut self, state: &AgentState) -> Self {
+        if self.state.is_none() {
+            self.state = Some(Box::new(state.clone()));
+        }
+        self
+    }
+
     /// A configuration error.
     pub fn config(message: impl Into<String>) -> Self {
         Self::new(AgentErrorKind::Config(message.into()))
@@ -71,6 +94,24 @@ impl AgentError {
             AgentErrorKind::Limit(l) => Some(l),
             _ => None,
         }
+    }
+}
+
+impl From<LimitExceeded> for AgentError {
+    fn from(e: LimitExceeded) -> Self {
+        AgentError::new(e)
+    }
+}
+
+impl From<ModelError> for AgentError {
+    fn from(e: ModelError) -> Self {
+        AgentError::new(e)
+    }
+}
+
+impl From<ExecError> for AgentError {
+    fn from(e: ExecError) -> Self {
+        AgentError::new(e)
     }
 }
 

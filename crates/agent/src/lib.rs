@@ -5,8 +5,12 @@
 //!
 //! - [`Agent`] (object-safe), [`AgentState`] (output derived on read, D10), [`agent_fn`],
 //!   [`agent_with`].
-//! - [`run`] with nested [`Limit`]s (message, token, turn, time, working, cost) enforced by a
-//!   [`RunContext`]: a scope's own limits are caught by it, outer ones propagate (D9).
+//! - [`run`] (and [`run_with`], with an event sink and run resources) with nested [`Limit`]s
+//!   (message, token, turn, time, working, cost) enforced by a [`RunContext`]: a scope's own
+//!   limits are caught by it, outer ones propagate (D9).
+//! - [`RunContext::generate`] and [`RunContext::execute_tools`]: the one place where a model is
+//!   called and tools run, with events, spans, time limits and usage, for react and for any
+//!   agent a user writes.
 //! - [`react`]: the react agent with every parameter of the reference.
 //! - Message filters ([`content_only`], [`remove_tools`], [`last_message`], [`trim_messages`])
 //!   and [`compaction`] strategies.
@@ -23,12 +27,15 @@ pub use state::AgentState;
 
 mod limits;
 pub use limits::{
-    Limit, LimitExceeded, LimitKind, RunContext, SpanGuard, cost_limit, message_limit, time_limit,
-    token_limit, turn_limit, working_limit,
+    Limit, LimitExceeded, LimitKind, cost_limit, message_limit, time_limit, token_limit,
+    turn_limit, working_limit,
 };
 
+mod context;
+pub use context::{MissingRunContext, RunContext, SpanGuard};
+
 mod run;
-pub use run::{AgentInput, AgentRun, run};
+pub use run::{AgentInput, AgentRun, RunOptions, run, run_with};
 
 mod filter;
 pub use filter::{
@@ -47,7 +54,7 @@ pub use prompts::{
 
 mod react;
 pub use react::{
-    AgentAttempts, AgentPrompt, AgentSubmit, ContinueDecision, IncorrectMessage,
+    AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
     IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent, ReactBuilder, ReactModel,
-    Scorer, Truncation, react, remove_submit_tool, submit_output,
+    Scorer, react, remove_submit_tool, submit_output,
 };

@@ -1,11 +1,16 @@
 //! [`run`]: run an agent on an input under limits.
 
+use std::sync::Arc;
+
+use actuator_events::EventSink;
 use actuator_model::{ChatMessage, MessageSource};
+use actuator_tool_core::Extensions;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::agent::{Agent, AgentError, AgentErrorKind};
-use crate::limits::{Limit, LimitExceeded, RunContext};
+use crate::context::RunContext;
+use crate::limits::{Limit, LimitExceeded};
 use crate::state::AgentState;
 
 /// What an agent runs on: a string (one user message), messages, or a state.
@@ -90,6 +95,92 @@ pub async fn run(
         .await
 }
 
+/// How [`run_with`] runs an agent: its limits, where its events go, and the resources its
+/// tools reach (a sandbox, an MCP session, a user's own state).
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_agent::{RunOptions, agent_fn, run_with, turn_limit};
+/// use actuator_events::{Event, EventLog};
+///
+/// struct Greeting(&'static str);
+/// let greeter = agent_fn("greeter", |mut state: actuator_agent::AgentState, cx, _args| async move {
+///     let text = cx.resource::<Greeting>().map_or("?", |g| g.0);
+///     state.messages.push(actuator_model::ChatMessage::assistant(text));
+///     Ok(state)
+/// });
+/// let log = EventLog::new();
+/// let options = RunOptions::new()
+///     .limits([turn_limit(5)])
+///     .events(log.clone())
+///     .resource(Greeting("hello"));
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let out = run_with(&greeter, "hi", options).await.unwrap();
+/// assert_eq!(out.state.output().completion(), "hello");
+/// assert!(matches!(log.events().first(), Some(Event::SpanBegin(_))));
+/// # });
+/// ```
+#[derive(Clone, Default)]
+pub struct RunOptions {
+    limits: Vec<Limit>,
+    events: Option<Arc<dyn EventSink>>,
+    resources: Extensions,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("limits", &self.limits)
+            .field("events", &self.events.is_some())
+            .field("resources", &self.resources)
+            .finish()
+    }
+}
+
+impl RunOptions {
+    /// No limits, no event sink, no resources.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds limits of the run (caught by it: the partial state comes back with the limit).
+    #[must_use]
+    pub fn limits(mut self, limits: impl IntoIterator<Item = Limit>) -> Self {
+        self.limits.extend(limits);
+        self
+    }
+
+    /// Sends the run's events (and those of every agent and tool inside it) to `sink`.
+    #[must_use]
+    pub fn events(mut self, sink: Arc<dyn EventSink>) -> Self {
+        self.events = Some(sink);
+        self
+    }
+
+    /// Adds a run resource (see [`RunContext::with_resource`]).
+    #[must_use]
+    pub fn resource<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.resources.insert(value);
+        self
+    }
+}
+
+/// Runs `agent` on `input` with `options`: like [`run`], with an event sink and run resources.
+pub async fn run_with(
+    agent: &dyn Agent,
+    input: impl Into<AgentInput>,
+    options: RunOptions,
+) -> Result<AgentRun, AgentError> {
+    let mut cx = RunContext::new();
+    if let Some(sink) = options.events {
+        cx = cx.with_event_sink(sink);
+    }
+    if !options.resources.is_empty() {
+        cx = cx.with_resources(&options.resources);
+    }
+    cx.run(agent, input, &options.limits, Map::new()).await
+}
+
 impl RunContext {
     /// Runs `agent` inside this context (so enclosing limits still apply) with its own
     /// `limits` and extra `args`. See [`run`].
@@ -114,8 +205,8 @@ impl RunContext {
         args: Map<String, Value>,
     ) -> Result<AgentRun, AgentError> {
         let scoped = self.scoped(limits);
-        let (cx, _span) = scoped.span("agent", agent.name());
-        let span = tracing::info_span!("agent", name = agent.name());
+        let (cx, span_guard) = scoped.span("agent", agent.name());
+        let span = span_guard.tracing_span().clone();
         // Kept only when the agent could be cut off by its own time limit without handing back
         // its state.
         let fallback = cx.own_deadline().map(|_| state.clone());
@@ -140,7 +231,7 @@ impl RunContext {
             Err(AgentError {
                 kind: AgentErrorKind::Limit(exceeded),
                 state: partial,
-            }) if exceeded.is_from(&cx) => Ok(AgentRun {
+            }) if cx.owns(&exceeded) => Ok(AgentRun {
                 state: partial.map(|s| *s).unwrap_or_default(),
                 limit: Some(exceeded),
             }),

@@ -188,7 +188,7 @@ impl Model for TestModel {
 
 async fn compact(strategy: &dyn CompactionStrategy, messages: &[ChatMessage]) -> Compacted {
     let model = ScriptedModel::new([]);
-    strategy.compact(&model, messages, &[]).await.unwrap()
+    strategy.compact(&model, messages, &[], &RunContext::new()).await.unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -467,7 +467,7 @@ async fn summary_asks_the_model_with_the_summary_prompt() {
     let messages = tool_conversation(3);
     let strategy = CompactionSummary::new();
     assert_eq!(strategy.name(), "summary");
-    let out = strategy.compact(&model, &messages, &[]).await.unwrap();
+    let out = strategy.compact(&model, &messages, &[], &RunContext::new()).await.unwrap();
 
     // The model saw everything, then the prompt, and no tools.
     let seen = model.inputs();
@@ -513,7 +513,7 @@ async fn summary_builds_on_the_previous_summary() {
     });
     let strategy = CompactionSummary::new();
     let mut history = tool_conversation(2);
-    let first = strategy.compact(&model, &history, &[]).await.unwrap();
+    let first = strategy.compact(&model, &history, &[], &RunContext::new()).await.unwrap();
     let first_summary = first.message.unwrap();
 
     // The conversation goes on from the compacted input.
@@ -521,7 +521,7 @@ async fn summary_builds_on_the_previous_summary() {
     next.push(calls("step 9", &[("c9", "ls")]));
     next.push(result("c9", "ls", "listing 9"));
     history.push(first_summary.clone());
-    let second = strategy.compact(&model, &next, &[]).await.unwrap();
+    let second = strategy.compact(&model, &next, &[], &RunContext::new()).await.unwrap();
 
     let seen = model.inputs();
     assert_eq!(seen.len(), 2);
@@ -547,7 +547,7 @@ async fn summary_builds_on_the_previous_summary() {
     let mut full = history.clone();
     full.push(next[3].clone());
     full.push(next[4].clone());
-    strategy.compact(&model, &full, &[]).await.unwrap();
+    strategy.compact(&model, &full, &[], &RunContext::new()).await.unwrap();
     let third = &model.inputs()[2];
     assert_eq!(third.len(), 6);
     assert!(!third.iter().any(|m| m.text() == "listing 0"));
@@ -563,7 +563,7 @@ async fn summary_model_errors_are_agent_errors() {
         })
     });
     let err = CompactionSummary::new()
-        .compact(&failing, &tool_conversation(2), &[])
+        .compact(&failing, &tool_conversation(2), &[], &RunContext::new())
         .await
         .unwrap_err();
     assert!(matches!(err.kind, AgentErrorKind::Model(_)), "{err:?}");
@@ -572,7 +572,7 @@ async fn summary_model_errors_are_agent_errors() {
         Ok(ModelOutput::from_content("test", "partial").with_stop_reason(StopReason::ModelLength))
     });
     let err = CompactionSummary::new()
-        .compact(&overflowing, &tool_conversation(2), &[])
+        .compact(&overflowing, &tool_conversation(2), &[], &RunContext::new())
         .await
         .unwrap_err();
     assert!(matches!(err.kind, AgentErrorKind::Failed(_)), "{err:?}");
@@ -584,7 +584,7 @@ async fn summary_model_errors_are_agent_errors() {
 
     // A scripted model that ran out is an error too, never a panic.
     let err = CompactionSummary::new()
-        .compact(&ScriptedModel::new([]), &tool_conversation(1), &[])
+        .compact(&ScriptedModel::new([]), &tool_conversation(1), &[], &RunContext::new())
         .await
         .unwrap_err();
     assert!(matches!(err.kind, AgentErrorKind::Model(_)));
@@ -600,7 +600,7 @@ async fn summary_uses_its_own_model_instructions_and_memory_addendum() {
     let mut messages = tool_conversation(1);
     messages.push(calls("", &[("m", "memory")]));
     messages.push(result("m", "memory", "saved"));
-    let out = strategy.compact(&run_model, &messages, &[]).await.unwrap();
+    let out = strategy.compact(&run_model, &messages, &[], &RunContext::new()).await.unwrap();
     assert!(run_model.inputs().is_empty());
     assert!(out.message.unwrap().text().contains("from the summarizer"));
     let prompt = summarizer.inputs()[0].last().unwrap().text();
@@ -618,7 +618,7 @@ async fn summary_uses_its_own_model_instructions_and_memory_addendum() {
     let out = CompactionSummary::new()
         .prompt("Summarize. {addendums}")
         .memory(false)
-        .compact(&model, &messages, &[])
+        .compact(&model, &messages, &[], &RunContext::new())
         .await
         .unwrap();
     assert_eq!(model.inputs()[0].last().unwrap().text(), "Summarize. ");
@@ -646,7 +646,7 @@ async fn summary_strips_only_a_real_analysis_block() {
     for (answer, expected) in cases {
         let model = TestModel::answering(answer);
         let out = CompactionSummary::new()
-            .compact(&model, &tool_conversation(1), &[])
+            .compact(&model, &tool_conversation(1), &[], &RunContext::new())
             .await
             .unwrap();
         let text = out.message.unwrap().text();
@@ -665,7 +665,7 @@ async fn summary_truncates_long_tool_output_to_fit_the_window() {
     messages.push(calls("", &[("big", "cat")]));
     messages.push(result("big", "cat", &long));
     CompactionSummary::new()
-        .compact(&model, &messages, &[])
+        .compact(&model, &messages, &[], &RunContext::new())
         .await
         .unwrap();
     let seen = &model.inputs()[0];

@@ -12,7 +12,7 @@ use actuator_agent::compaction::{Compacted, CompactionStrategy, CompactionThresh
 use actuator_agent::{
     AgentAttempts, AgentError, AgentPrompt, AgentState, AgentSubmit, ContinueDecision,
     DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT,
-    DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue, RunContext, Truncation, react, run,
+    DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue, RunContext, ContextOverflow, react, run,
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{
@@ -460,7 +460,7 @@ async fn overflow_recovered_by_the_truncation_filter() {
         .model(scripted(outputs))
         .no_prompt()
         .tools([add_tool()])
-        .truncation(Truncation::Auto)
+        .context_overflow(ContextOverflow::Auto)
         .build()
         .unwrap();
     let cx = RunContext::with_events(log.clone());
@@ -477,7 +477,7 @@ async fn overflow_recovered_by_the_truncation_filter() {
     let agent = react()
         .model(scripted(vec![stopped("", StopReason::ModelLength)]))
         .no_prompt()
-        .truncation(Truncation::Filter(keep))
+        .context_overflow(ContextOverflow::Filter(keep))
         .build()
         .unwrap();
     let out = run(&agent, "q", &[]).await.unwrap();
@@ -498,6 +498,7 @@ impl CompactionStrategy for Summarize {
         _m: &'a dyn Model,
         messages: &'a [ChatMessage],
         _t: &'a [Arc<ToolInfo>],
+        _cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<Compacted, AgentError>> {
         let n = messages.len();
         Box::pin(async move {

@@ -33,6 +33,15 @@ pub enum ModelError {
         /// Whether retrying may succeed.
         retryable: bool,
     },
+    /// The generation took longer than the configured `GenerateConfig::timeout`.
+    #[error(
+        "The generation did not finish within its timeout of {} seconds (GenerateConfig::timeout).",
+        .after.as_secs_f64()
+    )]
+    Timeout {
+        /// The timeout.
+        after: std::time::Duration,
+    },
     /// Any other failure.
     #[error("{0}")]
     Other(String),

@@ -116,11 +116,9 @@ impl AsToolBuilder {
                     let input: String = args.required("input")?;
                     let mut agent_args = args.into_map();
                     agent_args.extend(curried);
-                    let cx = ctx
-                        .extensions
-                        .get::<RunContext>()
-                        .cloned()
-                        .unwrap_or_default();
+                    // Without the caller's context the agent would escape its limits and
+                    // events: refuse.
+                    let cx = RunContext::from_tool_context(&ctx).map_err(FatalToolError::new)?;
                     let run = cx
                         .run(agent.as_ref(), AgentInput::Text(input), &limits, agent_args)
                         .await
@@ -138,11 +136,7 @@ impl AsToolBuilder {
                     if let Some(limit) = run.limit {
                         return Err(ToolError::with_kind(
                             actuator_tool_core::ToolErrorKind::Limit,
-                            format!(
-                                "The tool exceeded its {} limit of {}.",
-                                limit.kind,
-                                limit.limit_str()
-                            ),
+                            limit.exceeded_text("tool"),
                         )
                         .into());
                     }

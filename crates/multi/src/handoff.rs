@@ -3,13 +3,10 @@
 use std::collections::HashSet;
 
 use actuator_agent::{AgentState, Limit, MessageFilter, RunContext};
-use actuator_exec::{ConversationTool, ConversationToolOutput, with_conversation};
+use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
-use actuator_tool_core::{
-    Content, Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
-};
+use actuator_tool_core::{Content, Extensions, FatalToolError, ToolArgs, ToolDef, ToolFailure};
 use serde_json::{Map, Value};
-use tracing::Instrument;
 
 use crate::common::{
     AgentToolError, SharedAgent, agent_tool_name, description, remaining_parameters,
@@ -107,26 +104,19 @@ impl HandoffBuilder {
             .tool_name
             .clone()
             .unwrap_or_else(|| format!("transfer_to_{}", agent_tool_name(agent)));
-        let base = ToolDef::builder(name)
+        let handoff = Handoff {
+            agent: self.agent,
+            input_filter: self.input_filter,
+            output_filter: self.output_filter,
+            limits: self.limits,
+            curried: self.curried,
+        };
+        Ok(ToolDef::builder(name)
             .description(description)
             .parameters(parameters)
             .parallel(false)
-            .handler(|_args: ToolArgs, _cx: ToolContext| async {
-                Err::<String, ToolFailure>(
-                    ToolError::new("A handoff runs only through execute_tools, which gives it the conversation.").into(),
-                )
-            })
-            .build()?;
-        Ok(with_conversation(
-            &base,
-            Handoff {
-                agent: self.agent,
-                input_filter: self.input_filter,
-                output_filter: self.output_filter,
-                limits: self.limits,
-                curried: self.curried,
-            },
-        ))
+            .conversation_handler(ConversationHandler::new(handoff))
+            .build()?)
     }
 }
 
@@ -209,16 +199,20 @@ impl Handoff {
         // 6–7. Run the agent with fresh limits, inside a handoff span.
         let mut all_args = args.into_map();
         all_args.extend(self.curried.clone());
-        let cx = extensions.get::<RunContext>().cloned().unwrap_or_default();
-        let (span_cx, _span) = cx.span("handoff", &agent_name);
-        let run = span_cx
-            .run_state(
-                self.agent.as_ref(),
-                AgentState::new(conv),
-                &self.limits,
-                all_args,
-            )
-            .instrument(tracing::info_span!("handoff", agent = %agent_name))
+        // Without the caller's context the agent would escape its limits and events: refuse.
+        let cx = RunContext::from_extensions(extensions, &call.function)
+            .map_err(FatalToolError::new)?;
+        let run = cx
+            .in_span("handoff", &agent_name, |span_cx| async move {
+                span_cx
+                    .run_state(
+                        self.agent.as_ref(),
+                        AgentState::new(conv),
+                        &self.limits,
+                        all_args,
+                    )
+                    .await
+            })
             .await;
         let run = match run {
             Ok(run) => run,
@@ -255,11 +249,7 @@ impl Handoff {
         }
         // 11. The closing message.
         if let Some(limit) = &run.limit {
-            added.push(ChatMessage::user(format!(
-                "The {agent_name} exceeded its {} limit of {}.",
-                limit.kind,
-                limit.limit_str()
-            )));
+            added.push(ChatMessage::user(limit.exceeded_text(&agent_name)));
         } else if added
             .last()
             .is_none_or(|m| matches!(m, ChatMessage::Assistant(_)))

@@ -169,7 +169,7 @@ impl Solver for AgentSolver {
                         Self::write_back(state, partial);
                     }
                     // The solver's own limits end the task normally: it was stopped, not broken.
-                    if e.limit().is_some_and(|l| l.is_from(&scoped)) {
+                    if e.limit().is_some_and(|l| scoped.owns(l)) {
                         state.completed = true;
                         return Ok(());
                     }

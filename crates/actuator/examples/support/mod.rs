@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
-use actuator::exec::{Event, EventSink};
+use actuator::events::{Event, EventSink};
 
 /// Prints events as a readable, optionally coloured transcript.
 pub struct Transcript {

@@ -9,6 +9,7 @@ use actuator_tool_core::{Content, ToolInfo};
 use serde_json::Value;
 
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
+use crate::context::RunContext;
 use crate::agent::AgentError;
 use crate::filter::partition_messages;
 
@@ -231,6 +232,7 @@ impl CompactionStrategy for CompactionEdit {
         _model: &'a dyn Model,
         messages: &'a [ChatMessage],
         _tools: &'a [Arc<ToolInfo>],
+        _cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<Compacted, AgentError>> {
         let input = self.edit(messages);
         Box::pin(std::future::ready(Ok(Compacted {

@@ -11,11 +11,10 @@ use std::sync::Arc;
 use actuator_events::{CompactionEvent, Event};
 use actuator_model::{BoxFuture, ChatMessage, Model, ModelOutput};
 use actuator_tool_core::ToolInfo;
-use tracing::Instrument;
 
 use crate::agent::AgentError;
 use crate::filter::partition_messages;
-use crate::limits::RunContext;
+use crate::context::RunContext;
 
 /// When compaction starts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,12 +55,16 @@ pub trait CompactionStrategy: Send + Sync {
         CompactionThreshold::default()
     }
 
-    /// Compacts `messages` (the input the model would otherwise see).
+    /// Compacts `messages` (the input the model would otherwise see). `cx` is the run's
+    /// context inside the compaction span: a strategy that generates (a summary) calls the
+    /// model through [`RunContext::generate`], so that generation is recorded and limited like
+    /// any other.
     fn compact<'a>(
         &'a self,
         model: &'a dyn Model,
         messages: &'a [ChatMessage],
         tools: &'a [Arc<ToolInfo>],
+        cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<Compacted, AgentError>>;
 }
 
@@ -156,14 +159,12 @@ impl Compactor {
         if !force && !self.over_threshold(model, before) {
             return Ok((input, None));
         }
-        let (_cx, _span) = cx.span("compaction", self.strategy.name());
-        let compacted = self
-            .strategy
-            .compact(model, &input, tools)
-            .instrument(tracing::info_span!(
-                "compaction",
-                strategy = self.strategy.name()
-            ))
+        let strategy = &*self.strategy;
+        let shown = &input;
+        let compacted = cx
+            .in_span("compaction", strategy.name(), |cx| async move {
+                strategy.compact(model, shown, tools, &cx).await
+            })
             .await?;
         let mut out: Vec<ChatMessage> =
             Vec::with_capacity(compacted.input.len() + self.prefix.len());

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::edit::MEMORY_TOOL;
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
+use crate::context::RunContext;
 use crate::agent::{AgentError, AgentErrorKind};
 use crate::filter::{is_summary_message, partition_messages};
 
@@ -153,6 +154,7 @@ impl CompactionSummary {
         &self,
         model: &dyn Model,
         messages: &[ChatMessage],
+        cx: &RunContext,
     ) -> Result<Compacted, AgentError> {
         let p = partition_messages(messages.to_vec());
         // Build on the latest summary: it stands for everything before it.
@@ -172,10 +174,11 @@ impl CompactionSummary {
             None => model,
         };
         let input = fit_summarization_input(model, input);
-        let output = model
-            .generate(&input, &[], &ToolChoice::None, &GenerateConfig::default())
-            .await
-            .map_err(AgentError::new)?;
+        // Through the run context: the summary's generation is an event, and counts against
+        // the run's token, turn and cost limits like any other.
+        let output = cx
+            .generate(model, &input, &[], &ToolChoice::None, &GenerateConfig::default())
+            .await?;
         if output.is_empty() {
             return Err(AgentError::new(AgentErrorKind::Failed(
                 "Compaction summary generation returned no output.".into(),
@@ -227,8 +230,9 @@ impl CompactionStrategy for CompactionSummary {
         model: &'a dyn Model,
         messages: &'a [ChatMessage],
         _tools: &'a [Arc<ToolInfo>],
+        cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<Compacted, AgentError>> {
-        Box::pin(self.summarize(model, messages))
+        Box::pin(self.summarize(model, messages, cx))
     }
 }
 

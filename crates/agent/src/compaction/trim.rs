@@ -7,6 +7,7 @@ use actuator_tool_core::ToolInfo;
 
 use super::edit::clear_memory_content;
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
+use crate::context::RunContext;
 use crate::agent::AgentError;
 use crate::filter::{partition_messages, trim_messages};
 
@@ -107,6 +108,7 @@ impl CompactionStrategy for CompactionTrim {
         _model: &'a dyn Model,
         messages: &'a [ChatMessage],
         _tools: &'a [Arc<ToolInfo>],
+        _cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<Compacted, AgentError>> {
         let input = self.trim(messages);
         Box::pin(std::future::ready(Ok(Compacted {

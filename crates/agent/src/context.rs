@@ -1,0 +1,507 @@
+//! [`RunContext`]: what an agent run knows about its surroundings, and the one place where a
+//! model is called ([`RunContext::generate`]) and tools are executed
+//! ([`RunContext::execute_tools`]) with the run's limits, events and spans.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use actuator_events::{Event, EventSink, ModelEvent, SpanBeginEvent, SpanEndEvent, unix_seconds};
+use actuator_exec::{ExecuteOptions, ExecuteToolsResult};
+use actuator_model::{
+    ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, ModelUsage, new_id,
+};
+use actuator_tool_core::{Extensions, ToolChoice, ToolContext, ToolDef, ToolInfo, format_limit};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::agent::AgentError;
+use crate::limits::{Limit, LimitExceeded, LimitKind, Scope};
+
+#[derive(Clone)]
+struct Inner {
+    scopes: Vec<Arc<Scope>>,
+    events: Option<Arc<dyn EventSink>>,
+    span: Option<String>,
+    resources: Extensions,
+}
+
+/// What an agent run knows about its surroundings: the nested limit scopes it runs under, where
+/// events go, the span it is in, and the run's resources. Cheap to clone.
+///
+/// Agents call models through [`RunContext::generate`] and tools through
+/// [`RunContext::execute_tools`], which emit the events, open the spans, apply the time limits
+/// and record usage against token, turn and cost limits; they check message limits with
+/// [`RunContext::check_messages`] as they add messages, and run other long operations through
+/// [`RunContext::guard`] so that time limits cancel them while the state is kept.
+///
+/// Resources ([`RunContext::with_resource`]) are values of the run that its tools reach through
+/// their [`ToolContext`] (a sandbox, an MCP session, a user's own state):
+///
+/// ```
+/// use actuator_agent::RunContext;
+/// use actuator_tool_core::ToolContext;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Workspace(&'static str);
+///
+/// let cx = RunContext::new().with_resource(Workspace("/tmp/run-1"));
+/// assert_eq!(cx.resource::<Workspace>(), Some(&Workspace("/tmp/run-1")));
+/// // What a tool called in this run sees:
+/// let mut ctx = ToolContext::new("call_1", "read_file");
+/// ctx.extensions = cx.execute_options().extensions;
+/// assert_eq!(ctx.extensions.get::<Workspace>(), Some(&Workspace("/tmp/run-1")));
+/// assert!(RunContext::from_tool_context(&ctx).is_ok());
+/// ```
+#[derive(Clone)]
+pub struct RunContext {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for RunContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("scopes", &self.inner.scopes.len())
+            .field("events", &self.inner.events.is_some())
+            .field("span", &self.inner.span)
+            .field("resources", &self.inner.resources)
+            .finish()
+    }
+}
+
+impl Default for RunContext {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A tool that runs an agent was called without the [`RunContext`] of the run calling it, so it
+/// cannot honour that run's limits or send events to its sink.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Tool '{tool}' runs an agent, so it needs the RunContext of the run that calls it, but the call carried none. Call it from an agent (react(), run()), through RunContext::execute_tools, or put RunContext::execute_options() into the ExecuteOptions given to execute_tools."
+)]
+pub struct MissingRunContext {
+    /// The tool called.
+    pub tool: String,
+}
+
+impl RunContext {
+    /// A root context: no limits, no event sink, no resources.
+    pub fn new() -> Self {
+        RunContext {
+            inner: Arc::new(Inner {
+                scopes: Vec::new(),
+                events: None,
+                span: None,
+                resources: Extensions::new(),
+            }),
+        }
+    }
+
+    /// A root context sending events to `sink`.
+    pub fn with_events(sink: Arc<dyn EventSink>) -> Self {
+        RunContext::new().with_event_sink(sink)
+    }
+
+    fn with_inner(&self, f: impl FnOnce(&mut Inner)) -> RunContext {
+        let mut inner = (*self.inner).clone();
+        f(&mut inner);
+        RunContext {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// This context sending events to `sink` (replacing any sink it had).
+    #[must_use]
+    pub fn with_event_sink(&self, sink: Arc<dyn EventSink>) -> RunContext {
+        self.with_inner(|i| i.events = Some(sink))
+    }
+
+    /// This context with a run resource: `value` is reachable by type through
+    /// [`RunContext::resource`] and, in every tool this run calls, through
+    /// `ToolContext::extensions`. Replaces an earlier resource of the same type. Nested runs
+    /// (handoff, `as_tool`) inherit it.
+    #[must_use]
+    pub fn with_resource<T: Send + Sync + 'static>(&self, value: T) -> RunContext {
+        self.with_inner(|i| i.resources.insert(value))
+    }
+
+    /// This context with every resource of `resources` added.
+    #[must_use]
+    pub fn with_resources(&self, resources: &Extensions) -> RunContext {
+        self.with_inner(|i| i.resources.extend(resources))
+    }
+
+    /// The run's resource of type `T`, if one was set.
+    pub fn resource<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.resources.get::<T>()
+    }
+
+    /// All the run's resources.
+    pub fn resources(&self) -> &Extensions {
+        &self.inner.resources
+    }
+
+    /// The run context a tool's call carries (put there by [`RunContext::execute_options`]).
+    /// A tool that runs an agent must have it: missing is an error, never a fresh context
+    /// that would escape the outer limits and lose the events.
+    pub fn from_tool_context(ctx: &ToolContext) -> Result<&RunContext, MissingRunContext> {
+        Self::from_extensions(&ctx.extensions, &ctx.function)
+    }
+
+    /// Like [`RunContext::from_tool_context`], for handlers that receive the extensions
+    /// directly (conversation-taking tools).
+    pub fn from_extensions<'a>(
+        extensions: &'a Extensions,
+        tool: &str,
+    ) -> Result<&'a RunContext, MissingRunContext> {
+        extensions.get::<RunContext>().ok_or_else(|| MissingRunContext {
+            tool: tool.to_owned(),
+        })
+    }
+
+    /// A context with one more scope, holding `limits`.
+    pub fn scoped(&self, limits: &[Limit]) -> RunContext {
+        self.with_inner(|i| i.scopes.push(Arc::new(Scope::new(limits))))
+    }
+
+    /// The event sink, if any.
+    pub fn events(&self) -> Option<&Arc<dyn EventSink>> {
+        self.inner.events.as_ref()
+    }
+
+    /// Sends an event to the sink, if any.
+    pub fn emit(&self, event: Event) {
+        if let Some(sink) = &self.inner.events {
+            sink.emit(event);
+        }
+    }
+
+    /// The current span's id.
+    pub fn span_id(&self) -> Option<&str> {
+        self.inner.span.as_deref()
+    }
+
+    /// Opens a span: emits its begin event, creates the matching `tracing` span, and returns a
+    /// context inside it plus a guard that emits the end event when dropped. Instrument the
+    /// span's work with [`SpanGuard::tracing_span`], or use [`RunContext::in_span`], which does
+    /// both.
+    pub fn span(&self, kind: &str, name: &str) -> (RunContext, SpanGuard) {
+        let id = new_id();
+        self.emit(Event::SpanBegin(SpanBeginEvent {
+            id: id.clone(),
+            parent_id: self.inner.span.clone(),
+            kind: kind.to_owned(),
+            name: name.to_owned(),
+        }));
+        let cx = self.with_inner(|i| i.span = Some(id.clone()));
+        let guard = SpanGuard {
+            id,
+            events: self.inner.events.clone(),
+            tracing: tracing_span(kind, name),
+        };
+        (cx, guard)
+    }
+
+    /// Runs `f` inside a span (`kind`, `name`): its begin and end events, and the `tracing`
+    /// span, around the future `f` returns.
+    pub async fn in_span<F, Fut>(&self, kind: &str, name: &str, f: F) -> Fut::Output
+    where
+        F: FnOnce(RunContext) -> Fut,
+        Fut: Future,
+    {
+        let (cx, guard) = self.span(kind, name);
+        let span = guard.tracing.clone();
+        let out = f(cx).instrument(span).await;
+        drop(guard);
+        out
+    }
+
+    /// Whether `limit` belongs to this context's own (innermost) scope, so this run catches it
+    /// (D9); other scopes' limits propagate.
+    pub fn owns(&self, limit: &LimitExceeded) -> bool {
+        self.inner
+            .scopes
+            .last()
+            .is_some_and(|s| s.id == limit.scope())
+    }
+
+    fn report(&self, e: LimitExceeded) -> LimitExceeded {
+        self.emit(Event::Limit(e.event()));
+        e
+    }
+
+    /// Checks the innermost message limit against a conversation of `count` messages: over the
+    /// limit fails; before a generation, reaching it fails too (`Message limit reached. …`).
+    pub fn check_messages(&self, count: usize, before_generate: bool) -> Result<(), LimitExceeded> {
+        let scope = self
+            .inner
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.limit(LimitKind::Message).map(|l| (s, l)));
+        let Some((scope, Limit::Message(limit))) = scope else {
+            return Ok(());
+        };
+        let count = count as u64;
+        if count > limit || (before_generate && count == limit) {
+            let status = if count == limit {
+                "reached"
+            } else {
+                "exceeded"
+            };
+            let message = format!(
+                "Message limit {status}. count: {}; limit: {}",
+                format_limit(count as f64),
+                format_limit(limit as f64)
+            );
+            return Err(self.report(scope.exceeded(LimitKind::Message, count as f64, message)));
+        }
+        Ok(())
+    }
+
+    /// Records one generation (a turn, and its tokens and cost) in every scope, then checks
+    /// token, turn and cost limits from the outermost scope in. [`RunContext::generate`] calls
+    /// it; call it yourself only for generations made without it.
+    pub fn record_generation(&self, usage: Option<&ModelUsage>) -> Result<(), LimitExceeded> {
+        let tokens = usage.map_or(0, |u| u.total_tokens);
+        let cost = usage.and_then(|u| u.total_cost).unwrap_or(0.0);
+        for scope in &self.inner.scopes {
+            scope.record(tokens, cost);
+        }
+        match self.inner.scopes.iter().find_map(|s| s.usage_exceeded()) {
+            Some(e) => Err(self.report(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Records time spent waiting (on approval, on retries): it does not count as working time.
+    pub fn record_waiting(&self, waited: Duration) {
+        for scope in &self.inner.scopes {
+            scope.add_waiting(waited);
+        }
+    }
+
+    /// The earliest time or working deadline of any scope, outermost first on ties.
+    fn deadline(&self) -> Option<(Instant, usize, LimitKind)> {
+        let mut best: Option<(Instant, usize, LimitKind)> = None;
+        for (i, scope) in self.inner.scopes.iter().enumerate() {
+            if let Some((at, kind)) = scope.deadline()
+                && best.is_none_or(|b| at < b.0)
+            {
+                best = Some((at, i, kind));
+            }
+        }
+        best
+    }
+
+    /// Fails when a time or working limit has passed.
+    pub fn check_time(&self) -> Result<(), LimitExceeded> {
+        match self.deadline() {
+            Some((at, i, kind)) if Instant::now() >= at => {
+                Err(self.report(self.inner.scopes[i].time_exceeded(kind)))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs `fut` until it finishes or a time/working limit passes, whichever is first; on the
+    /// limit, `fut` is dropped (cancelled).
+    pub async fn guard<F: Future>(&self, fut: F) -> Result<F::Output, LimitExceeded> {
+        self.check_time()?;
+        match self.deadline() {
+            None => Ok(fut.await),
+            Some((at, i, kind)) => match tokio::time::timeout_at(at, fut).await {
+                Ok(out) => Ok(out),
+                Err(_) => Err(self.report(self.inner.scopes[i].time_exceeded(kind))),
+            },
+        }
+    }
+
+    /// Generates with `model`: the one way every agent calls a model. It applies the tool
+    /// choice (§1.4), runs the generation inside a `model` tracing span under the run's time
+    /// limits and the config's `timeout`, emits a [`ModelEvent`], and records the usage in
+    /// every scope, failing when a token, turn or cost limit is then exceeded. Every
+    /// generation counts: retries and compaction summaries too, as in the reference.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_agent::{RunContext, run, turn_limit};
+    /// use actuator_model::{GenerateConfig, ModelOutput, ScriptedModel};
+    /// use actuator_tool_core::ToolChoice;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([ModelOutput::from_content("m", "one"), ModelOutput::from_content("m", "two")]);
+    /// let cx = RunContext::new().scoped(&[turn_limit(1)]);
+    /// let input = [actuator_model::ChatMessage::user("hi")];
+    /// let config = GenerateConfig::default();
+    /// let first = cx.generate(&model, &input, &[], &ToolChoice::Auto, &config).await.unwrap();
+    /// assert_eq!(first.completion(), "one");
+    /// let second = cx.generate(&model, &input, &[], &ToolChoice::Auto, &config).await;
+    /// assert!(second.unwrap_err().limit().is_some()); // the second turn is over the limit
+    /// # });
+    /// ```
+    pub async fn generate(
+        &self,
+        model: &dyn Model,
+        input: &[ChatMessage],
+        tools: &[Arc<ToolInfo>],
+        tool_choice: &ToolChoice,
+        config: &GenerateConfig,
+    ) -> Result<ModelOutput, AgentError> {
+        let span = tracing::info_span!("model", model = model.name());
+        async {
+            // Auto and Any offer every tool: skip the copy resolve_tool_choice would make.
+            let (offered, choice) = match tool_choice {
+                ToolChoice::Auto | ToolChoice::Any if !tools.is_empty() => {
+                    (Cow::Borrowed(tools), Cow::Borrowed(tool_choice))
+                }
+                _ => {
+                    let (offered, choice) = actuator_model::resolve_tool_choice(tools, tool_choice);
+                    (Cow::Owned(offered), Cow::Owned(choice))
+                }
+            };
+            let started = SystemTime::now();
+            let clock = std::time::Instant::now();
+            let generation = model.generate(input, &offered, &choice, config);
+            let result = match config.timeout {
+                None => self.guard(generation).await,
+                Some(after) => self
+                    .guard(tokio::time::timeout(after, generation))
+                    .await
+                    .map(|r| r.unwrap_or(Err(ModelError::Timeout { after }))),
+            }
+            .map_err(AgentError::new)?;
+            if let Some(sink) = self.events() {
+                sink.emit(Event::Model(Box::new(ModelEvent {
+                    model: model.name().to_owned(),
+                    input: input.to_vec(),
+                    tools: offered.iter().map(|t| (**t).clone()).collect(),
+                    tool_choice: choice.into_owned(),
+                    config: config.clone(),
+                    output: result.as_ref().ok().cloned(),
+                    error: result.as_ref().err().map(ToString::to_string),
+                    started_at: unix_seconds(started),
+                    completed_at: unix_seconds(SystemTime::now()),
+                    working_time: clock.elapsed().as_secs_f64(),
+                })));
+            }
+            let output = result.map_err(AgentError::new)?;
+            self.record_generation(output.usage.as_ref())
+                .map_err(AgentError::new)?;
+            Ok(output)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// The executor options of this run: its event sink, and extensions holding this context
+    /// and the run's resources, so that tools reach both through their `ToolContext`. Set the
+    /// other fields (output limit, approval, concurrency) on the result.
+    pub fn execute_options(&self) -> ExecuteOptions {
+        let mut extensions = self.inner.resources.clone();
+        extensions.insert(self.clone());
+        ExecuteOptions {
+            events: self.inner.events.clone(),
+            extensions,
+            ..ExecuteOptions::default()
+        }
+    }
+
+    /// Runs the tool calls of the last message with `actuator_exec::execute_tools`, the way
+    /// every agent should: under the run's time limits, with the time spent waiting for
+    /// approval recorded, and with this context reaching the tools (when `options` do not
+    /// already carry a run context, it is added with the run's event sink and resources; build
+    /// them with [`RunContext::execute_options`] to skip that copy). An enclosing run's limit
+    /// hit inside a tool comes back as [`AgentErrorKind::Limit`](crate::AgentErrorKind), so it
+    /// ends the run it belongs to cleanly.
+    pub async fn execute_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[ToolDef],
+        options: &ExecuteOptions,
+    ) -> Result<ExecuteToolsResult, AgentError> {
+        let filled;
+        let options = if options.extensions.get::<RunContext>().is_some() {
+            options
+        } else {
+            let mut own = self.execute_options();
+            own.max_output = options.max_output;
+            own.max_concurrency = options.max_concurrency;
+            own.approval = options.approval.clone();
+            own.extensions.extend(&options.extensions);
+            if options.events.is_some() {
+                own.events = options.events.clone();
+            }
+            filled = own;
+            &filled
+        };
+        let result = self
+            .guard(actuator_exec::execute_tools(messages, tools, options))
+            .await
+            .map_err(AgentError::new)?
+            .map_err(AgentError::new)?;
+        self.record_waiting(result.waiting);
+        Ok(result)
+    }
+
+    /// When this context's own (innermost) scope's time or working limit passes.
+    pub(crate) fn own_deadline(&self) -> Option<Instant> {
+        self.inner
+            .scopes
+            .last()
+            .and_then(|s| s.deadline())
+            .map(|(at, _)| at)
+    }
+
+    /// A limit-exceeded error for this context's own scope's time limit.
+    pub(crate) fn own_time_exceeded(&self) -> Option<LimitExceeded> {
+        let scope = self.inner.scopes.last()?;
+        let (_, kind) = scope.deadline()?;
+        Some(self.report(scope.time_exceeded(kind)))
+    }
+}
+
+/// The `tracing` span matching a span of the run.
+fn tracing_span(kind: &str, name: &str) -> tracing::Span {
+    match kind {
+        "agent" => tracing::info_span!("agent", name = name),
+        "handoff" => tracing::info_span!("handoff", agent = name),
+        "compaction" => tracing::info_span!("compaction", strategy = name),
+        _ => tracing::info_span!("span", kind = kind, name = name),
+    }
+}
+
+/// Emits a span's end event when dropped, and holds the span's `tracing` span.
+pub struct SpanGuard {
+    id: String,
+    events: Option<Arc<dyn EventSink>>,
+    tracing: tracing::Span,
+}
+
+impl SpanGuard {
+    /// The span's `tracing` span, to instrument the span's work with.
+    pub fn tracing_span(&self) -> &tracing::Span {
+        &self.tracing
+    }
+}
+
+impl std::fmt::Debug for SpanGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpanGuard")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for SpanGuard {
+    fn drop(&mut self) {
+        if let Some(sink) = &self.events {
+            sink.emit(Event::SpanEnd(SpanEndEvent {
+                id: self.id.clone(),
+            }));
+        }
+    }
+}

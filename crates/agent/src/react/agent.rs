@@ -1,0 +1,410 @@
+//! [`ReactAgent`] and its loop (§9.4): generate, handle a context overflow, land the calls and
+//! look for a submission, then ask `on_continue` how to go on.
+
+use std::sync::Arc;
+
+use actuator_events::{Event, InfoEvent};
+use actuator_exec::{ApprovalPolicy, ExecuteOptions};
+use actuator_model::{BoxFuture, ChatMessage, GenerateConfig, StopReason};
+use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
+use serde_json::{Map, Value};
+
+use super::config::{
+    AgentAttempts, ContextOverflow, ContinueDecision, IncorrectMessage, OnContinue, ReactModel,
+};
+use super::submit::{SubmitSettings, apply_submission, remove_submit_tool, submission};
+use crate::agent::{Agent, AgentError, AgentErrorKind};
+use crate::compaction::{CompactionStrategy, Compactor};
+use crate::context::RunContext;
+use crate::filter::MessageFilter;
+use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
+use crate::state::AgentState;
+
+/// A react agent. Build one with [`react`](crate::react).
+pub struct ReactAgent {
+    pub(super) name: String,
+    pub(super) description: Option<String>,
+    pub(super) system_message: Option<String>,
+    pub(super) tools: Vec<ToolDef>,
+    pub(super) infos: Vec<Arc<ToolInfo>>,
+    pub(super) model: ReactModel,
+    pub(super) attempts: AgentAttempts,
+    pub(super) submit: Option<SubmitSettings>,
+    pub(super) on_continue: Option<OnContinue>,
+    pub(super) retry_refusals: Option<u32>,
+    pub(super) compaction: Option<Arc<dyn CompactionStrategy>>,
+    pub(super) overflow: ContextOverflow,
+    pub(super) approval: Vec<ApprovalPolicy>,
+    pub(super) max_output: Option<usize>,
+    pub(super) max_concurrency: Option<usize>,
+    pub(super) config: GenerateConfig,
+}
+
+impl std::fmt::Debug for ReactAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReactAgent")
+            .field("name", &self.name)
+            .field(
+                "tools",
+                &self.tools.iter().map(ToolDef::name).collect::<Vec<_>>(),
+            )
+            .field("submit", &self.submit.as_ref().map(|s| &s.name))
+            .finish_non_exhaustive()
+    }
+}
+
+/// How an overflow was recovered from.
+enum Recovery {
+    Compaction,
+    Filter,
+}
+
+/// What the turn's tool calls amounted to.
+enum Landed {
+    /// No submission (or none that ends the loop): go on.
+    Continue,
+    /// The answer was accepted, or the attempts are used up.
+    Done,
+}
+
+impl ReactAgent {
+    /// The tools offered (including the submit tool).
+    pub fn tools(&self) -> &[ToolDef] {
+        &self.tools
+    }
+
+    /// The system message, if there is one.
+    pub fn system_message(&self) -> Option<&str> {
+        self.system_message.as_deref()
+    }
+
+    /// The submit tool's name, when there is one.
+    pub fn submit_name(&self) -> Option<&str> {
+        self.submit.as_ref().map(|s| s.name.as_str())
+    }
+
+    fn exec_options(&self, cx: &RunContext) -> ExecuteOptions {
+        ExecuteOptions {
+            max_output: self.max_output,
+            max_concurrency: self.max_concurrency,
+            approval: self.approval.clone(),
+            ..cx.execute_options()
+        }
+    }
+
+    /// §9.4 step 1: generates one turn (after compaction, with refusal retries), appends the
+    /// assistant message and sets the output.
+    async fn generate(
+        &self,
+        state: &mut AgentState,
+        cx: &RunContext,
+        compactor: Option<&mut Compactor>,
+    ) -> Result<(), AgentError> {
+        cx.check_messages(state.messages.len(), true)
+            .map_err(|e| fail(e, state))?;
+        let model = match &self.model {
+            ReactModel::Agent(agent) => {
+                let taken = std::mem::take(state);
+                *state = agent
+                    .generate(taken, self.tools.clone(), cx.clone())
+                    .await?;
+                return Ok(());
+            }
+            ReactModel::Model(m) => m.as_ref(),
+        };
+        let mut compactor = compactor;
+        let compacted = match compactor.as_deref_mut() {
+            Some(c) => {
+                let (input, message) = c
+                    .compact_input(model, &state.messages, &self.infos, false, cx)
+                    .await
+                    .map_err(|e| e.or_state(state))?;
+                if let Some(m) = message {
+                    state.messages.push(m);
+                }
+                Some(input)
+            }
+            None => None,
+        };
+        let input: &[ChatMessage] = compacted.as_deref().unwrap_or(&state.messages);
+        let mut refusals = 0;
+        let output = loop {
+            // Every generation, retries included, is recorded and counted by the context.
+            let output = cx
+                .generate(model, input, &self.infos, &ToolChoice::Auto, &self.config)
+                .await
+                .map_err(|e| e.or_state(state))?;
+            let refused = output.stop_reason() == Some(StopReason::ContentFilter);
+            if refused && self.retry_refusals.is_some_and(|n| refusals < n) {
+                refusals += 1;
+                continue;
+            }
+            break output;
+        };
+        let input_len = input.len();
+        if let Some(c) = compactor {
+            c.record_output(input_len, &output);
+        }
+        let Some(message) = output.message().cloned() else {
+            return Err(fail(
+                AgentErrorKind::Failed("The model returned no choices.".into()),
+                state,
+            ));
+        };
+        state.messages.push(ChatMessage::Assistant(message));
+        state.set_output(output);
+        cx.check_messages(state.messages.len(), false)
+            .map_err(|e| fail(e, state))
+    }
+
+    /// §9.6: drop the failed turn, then try forced compaction, then the overflow filter.
+    async fn handle_overflow(
+        &self,
+        state: &mut AgentState,
+        cx: &RunContext,
+        compactor: Option<&mut Compactor>,
+        compaction_allowed: bool,
+    ) -> Option<Recovery> {
+        let mut previous = state.messages.clone();
+        previous.pop();
+        if let (Some(c), true, ReactModel::Model(model)) =
+            (compactor, compaction_allowed, &self.model)
+        {
+            match c
+                .compact_input(model.as_ref(), &previous, &self.infos, true, cx)
+                .await
+            {
+                Ok((_, message)) => {
+                    state.messages = previous;
+                    if let Some(m) = message {
+                        state.messages.push(m);
+                    }
+                    return Some(Recovery::Compaction);
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "Forced compaction failed during overflow recovery: {e}; falling back to overflow filter."
+                    );
+                }
+            }
+        }
+        let filter = match &self.overflow {
+            ContextOverflow::Disabled => None,
+            ContextOverflow::Auto => Some(MessageFilter::trim()),
+            ContextOverflow::Filter(f) => Some(f.clone()),
+        };
+        if let Some(filter) = filter {
+            let before = previous.len();
+            state.messages = filter.apply(previous).await;
+            if state.messages.len() < before {
+                info(
+                    cx,
+                    "Agent exceeded model context window, truncating messages and continuing.",
+                );
+                return Some(Recovery::Filter);
+            }
+        }
+        info(cx, "Agent terminated: model context window exceeded");
+        None
+    }
+
+    /// §9.4 step 3: runs the turn's tool calls, appends their messages, and judges a
+    /// submission (attempts, scorer, incorrect message).
+    async fn land_calls(
+        &self,
+        state: &mut AgentState,
+        cx: &RunContext,
+        options: &ExecuteOptions,
+        attempt_count: &mut u32,
+    ) -> Result<Landed, AgentError> {
+        let result = cx
+            .execute_tools(&state.messages, &self.tools, options)
+            .await
+            .map_err(|e| e.or_state(state))?;
+        let answer = self
+            .submit
+            .as_ref()
+            .and_then(|s| submission(&result.messages, &s.name));
+        state.messages.extend(result.messages);
+        if let Some(o) = result.output {
+            state.set_output(o);
+        }
+        cx.check_messages(state.messages.len(), false)
+            .map_err(|e| fail(e, state))?;
+        let (Some(submit), Some(answer)) = (&self.submit, answer) else {
+            return Ok(Landed::Continue);
+        };
+        apply_submission(state, submit, &answer);
+        *attempt_count += 1;
+        if *attempt_count >= self.attempts.attempts {
+            return Ok(Landed::Done);
+        }
+        let score = match &self.attempts.scorer {
+            Some(scorer) => scorer(state).await,
+            None => 1.0,
+        };
+        if score == 1.0 {
+            return Ok(Landed::Done);
+        }
+        let message = match &self.attempts.incorrect_message {
+            IncorrectMessage::Text(t) => t.clone(),
+            IncorrectMessage::Fn(f) => f(state, score).await,
+        };
+        state.messages.push(ChatMessage::user(message));
+        cx.check_messages(state.messages.len(), false)
+            .map_err(|e| fail(e, state))?;
+        Ok(Landed::Continue)
+    }
+
+    /// §9.4 step 4: what `on_continue` (or its default) decides after a turn. The default
+    /// continue prompt follows a turn without tool calls; without a submit tool and without
+    /// `on_continue`, such a turn ends the loop.
+    async fn next_step(&self, state: &AgentState, called_tools: bool) -> ContinueDecision {
+        match &self.on_continue {
+            Some(OnContinue::Fn(f)) => f(state).await,
+            Some(OnContinue::Text(text)) if !called_tools => ContinueDecision::Message(text.clone()),
+            None if self.submit.is_none() && !called_tools => ContinueDecision::Stop,
+            _ => ContinueDecision::Continue,
+        }
+    }
+
+    /// The user message a decision adds, if any (`{submit}` replaced by the tool's name).
+    fn continue_message(&self, decision: &ContinueDecision, called_tools: bool) -> Option<String> {
+        let submit_name = self.submit.as_ref().map_or("submit", |s| s.name.as_str());
+        let text = match decision {
+            ContinueDecision::Message(text) => text.as_str(),
+            ContinueDecision::Continue if !called_tools => {
+                if self.submit.is_some() {
+                    DEFAULT_CONTINUE_PROMPT
+                } else {
+                    DEFAULT_CONTINUE_PROMPT_NO_SUBMIT
+                }
+            }
+            _ => return None,
+        };
+        Some(text.replace("{submit}", submit_name))
+    }
+
+    async fn execute(
+        &self,
+        mut state: AgentState,
+        cx: RunContext,
+    ) -> Result<AgentState, AgentError> {
+        if let Some(system) = &self.system_message {
+            state
+                .messages
+                .insert(0, ChatMessage::system(system.clone()));
+        }
+        let mut compactor = match (&self.compaction, &self.model) {
+            (Some(strategy), ReactModel::Model(_)) => {
+                Some(Compactor::new(Arc::clone(strategy), &state.messages))
+            }
+            (Some(_), ReactModel::Agent(_)) => {
+                tracing::warn!(
+                    "react: compaction is ignored when an agent is used as the model (the agent must compact itself)"
+                );
+                None
+            }
+            _ => None,
+        };
+        let exec_options = self.exec_options(&cx);
+        let mut attempt_count = 0u32;
+        let mut consecutive_refusals = 0u32;
+        let mut overflow_compacted = false;
+        loop {
+            // 1. Generate the next turn.
+            cx.check_time().map_err(|e| fail(e, &state))?;
+            self.generate(&mut state, &cx, compactor.as_mut()).await?;
+            let output = state.output();
+            let stop = output.stop_reason();
+
+            // 2. A context overflow: recover (forced compaction, then the filter) or stop.
+            if stop == Some(StopReason::ModelLength) {
+                match self
+                    .handle_overflow(&mut state, &cx, compactor.as_mut(), !overflow_compacted)
+                    .await
+                {
+                    Some(Recovery::Compaction) => {
+                        overflow_compacted = true;
+                        continue;
+                    }
+                    Some(Recovery::Filter) => continue,
+                    None => break,
+                }
+            }
+            overflow_compacted = false;
+            // Three refusals in a row end the loop.
+            if stop == Some(StopReason::ContentFilter) {
+                consecutive_refusals += 1;
+                if consecutive_refusals >= 3 {
+                    break;
+                }
+            } else {
+                consecutive_refusals = 0;
+            }
+
+            // 3. Land the calls; an accepted submission ends the loop.
+            let called_tools = output.message().is_some_and(|m| !m.calls().is_empty());
+            if called_tools {
+                let landed = self
+                    .land_calls(&mut state, &cx, &exec_options, &mut attempt_count)
+                    .await?;
+                if matches!(landed, Landed::Done) {
+                    break;
+                }
+            }
+
+            // 4. Ask on_continue how to go on.
+            let decision = self.next_step(&state, called_tools).await;
+            if let Some(text) = self.continue_message(&decision, called_tools) {
+                state.messages.push(ChatMessage::user(text));
+            }
+            match decision {
+                ContinueDecision::Stop => break,
+                ContinueDecision::State(new_state) => state = new_state,
+                ContinueDecision::Continue | ContinueDecision::Message(_) => {}
+            }
+            cx.check_messages(state.messages.len(), false)
+                .map_err(|e| fail(e, &state))?;
+        }
+        // 5. Submit calls leave the final conversation (unless kept).
+        if let Some(submit) = &self.submit
+            && !submit.keep_in_messages
+        {
+            state.messages = remove_submit_tool(std::mem::take(&mut state.messages), &submit.name);
+        }
+        Ok(state)
+    }
+}
+
+/// Fails with the state kept.
+fn fail(kind: impl Into<AgentErrorKind>, state: &AgentState) -> AgentError {
+    AgentError::with_state(kind, state.clone())
+}
+
+fn info(cx: &RunContext, message: &str) {
+    tracing::info!("{message}");
+    cx.emit(Event::Info(InfoEvent {
+        source: Some("react".to_owned()),
+        message: message.to_owned(),
+    }));
+}
+
+impl Agent for ReactAgent {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    fn run(
+        &self,
+        state: AgentState,
+        cx: RunContext,
+        _args: Map<String, Value>,
+    ) -> BoxFuture<'_, Result<AgentState, AgentError>> {
+        Box::pin(self.execute(state, cx))
+    }
+}

@@ -1,0 +1,251 @@
+//! [`react`] and [`ReactBuilder`]: every setting of the reference's `react()`, checked when
+//! the agent is built.
+
+use std::sync::Arc;
+
+use actuator_exec::ApprovalPolicy;
+use actuator_model::{GenerateConfig, Model};
+use actuator_tool_core::{ToolDef, ToolKind};
+
+use super::agent::ReactAgent;
+use super::config::{AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, OnContinue};
+use super::config::{ModelAgent, ReactModel};
+use super::submit::{SubmitSettings, submit_tool};
+use crate::agent::AgentError;
+use crate::compaction::CompactionStrategy;
+
+/// Builds a react agent. Start with [`react`].
+#[derive(Clone, Default)]
+pub struct ReactBuilder {
+    name: Option<String>,
+    description: Option<String>,
+    prompt: Option<AgentPrompt>,
+    tools: Vec<ToolDef>,
+    model: Option<ReactModel>,
+    attempts: AgentAttempts,
+    submit: Option<AgentSubmit>,
+    no_submit: bool,
+    on_continue: Option<OnContinue>,
+    retry_refusals: Option<u32>,
+    compaction: Option<Arc<dyn CompactionStrategy>>,
+    overflow: ContextOverflow,
+    approval: Vec<ApprovalPolicy>,
+    max_output: Option<usize>,
+    max_concurrency: Option<usize>,
+    config: GenerateConfig,
+}
+
+/// Starts building a react agent.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_agent::{react, run};
+/// use actuator_model::{ModelOutput, ScriptedModel};
+///
+/// let model = ScriptedModel::new([ModelOutput::for_tool_call("", "submit", serde_json::json!({"answer": "4"}))]);
+/// let agent = react().model(Arc::new(model)).build().unwrap();
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let out = run(&agent, "What is 2 + 2?", &[]).await.unwrap();
+/// assert_eq!(out.state.output().completion(), "4");
+/// # });
+/// ```
+pub fn react() -> ReactBuilder {
+    ReactBuilder::default()
+}
+
+impl ReactBuilder {
+    /// The display name (default `react`).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// What the agent does (for handoff and `as_tool`).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The system prompt (a string becomes the instructions of the default prompt).
+    #[must_use]
+    pub fn prompt(mut self, prompt: impl Into<AgentPrompt>) -> Self {
+        self.prompt = Some(prompt.into());
+        self
+    }
+
+    /// No system message at all.
+    #[must_use]
+    pub fn no_prompt(mut self) -> Self {
+        self.prompt = Some(AgentPrompt::none());
+        self
+    }
+
+    /// The tools.
+    #[must_use]
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolDef>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
+        self.model = Some(ReactModel::Model(model));
+        self
+    }
+
+    /// An agent used as the model.
+    #[must_use]
+    pub fn model_agent(mut self, agent: Arc<dyn ModelAgent>) -> Self {
+        self.model = Some(ReactModel::Agent(agent));
+        self
+    }
+
+    /// Submissions allowed and how they are judged.
+    #[must_use]
+    pub fn attempts(mut self, attempts: impl Into<AgentAttempts>) -> Self {
+        self.attempts = attempts.into();
+        self
+    }
+
+    /// The submit tool's settings.
+    #[must_use]
+    pub fn submit(mut self, submit: AgentSubmit) -> Self {
+        self.submit = Some(submit);
+        self.no_submit = false;
+        self
+    }
+
+    /// No submit tool: the agent ends on its first turn without tool calls.
+    #[must_use]
+    pub fn no_submit(mut self) -> Self {
+        self.no_submit = true;
+        self
+    }
+
+    /// What happens after each turn.
+    #[must_use]
+    pub fn on_continue(mut self, on_continue: OnContinue) -> Self {
+        self.on_continue = Some(on_continue);
+        self
+    }
+
+    /// Regenerates up to `n` times when the model refuses (`content_filter`).
+    #[must_use]
+    pub fn retry_refusals(mut self, n: u32) -> Self {
+        self.retry_refusals = Some(n);
+        self
+    }
+
+    /// Compacts the model's input as it nears the context window.
+    #[must_use]
+    pub fn compaction(mut self, strategy: Arc<dyn CompactionStrategy>) -> Self {
+        self.compaction = Some(strategy);
+        self
+    }
+
+    /// What to do when the conversation overflows the context window (the reference's
+    /// `truncation`; default [`ContextOverflow::Disabled`]).
+    #[doc(alias = "truncation")]
+    #[must_use]
+    pub fn context_overflow(mut self, overflow: ContextOverflow) -> Self {
+        self.overflow = overflow;
+        self
+    }
+
+    /// Approval policies for the agent's tool calls.
+    #[must_use]
+    pub fn approval(mut self, policies: impl IntoIterator<Item = ApprovalPolicy>) -> Self {
+        self.approval.extend(policies);
+        self
+    }
+
+    /// The output limit for tools without their own.
+    #[must_use]
+    pub fn max_output(mut self, bytes: usize) -> Self {
+        self.max_output = Some(bytes);
+        self
+    }
+
+    /// The most calls of a parallel stage that run at once.
+    #[must_use]
+    pub fn max_concurrency(mut self, n: usize) -> Self {
+        self.max_concurrency = Some(n);
+        self
+    }
+
+    /// Generation settings.
+    #[must_use]
+    pub fn config(mut self, config: GenerateConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Checks the settings and builds the agent.
+    pub fn build(self) -> Result<ReactAgent, AgentError> {
+        let model = self.model.ok_or_else(|| {
+            AgentError::config("react() needs a model: call .model(...) or .model_agent(...).")
+        })?;
+        if self.no_submit && matches!(self.on_continue, Some(OnContinue::Text(_))) {
+            return Err(AgentError::config(
+                "Passing a string to on_continue with no submit tool is not permitted, because in this case the agent will always terminate when no tool calls are made.",
+            ));
+        }
+        if self.attempts.attempts == 0 {
+            return Err(AgentError::config("attempts must be at least 1."));
+        }
+        if self.attempts.attempts > 1 && self.attempts.scorer.is_none() {
+            return Err(AgentError::config(
+                "attempts > 1 needs a scorer to judge submissions: use AgentAttempts::new(n).scorer(...).",
+            ));
+        }
+        let mut tools = self.tools;
+        let submit = if self.no_submit {
+            None
+        } else {
+            let settings = self.submit.unwrap_or_default();
+            let tool = submit_tool(&settings).map_err(|e| AgentError::config(e.to_string()))?;
+            let name = tool.name().to_owned();
+            tools.push(tool);
+            Some(SubmitSettings {
+                name,
+                answer_only: settings.answer_only,
+                delimiter: settings.answer_delimiter,
+                keep_in_messages: settings.keep_in_messages,
+            })
+        };
+        actuator_exec::check_tool_names(&tools).map_err(|e| AgentError::config(e.to_string()))?;
+        for tool in &tools {
+            tool.check()
+                .map_err(|e| AgentError::config(e.to_string()))?;
+        }
+        let has_handoff = tools
+            .iter()
+            .any(|t| t.kind() == ToolKind::ConversationTaking);
+        let system_message = self
+            .prompt
+            .unwrap_or_default()
+            .system_message(has_handoff, submit.as_ref().map(|s| s.name.as_str()));
+        let infos = tools.iter().map(ToolDef::info_arc).collect();
+        Ok(ReactAgent {
+            name: self.name.unwrap_or_else(|| "react".to_owned()),
+            description: self.description,
+            system_message,
+            tools,
+            infos,
+            model,
+            attempts: self.attempts,
+            submit,
+            on_continue: self.on_continue,
+            retry_refusals: self.retry_refusals,
+            compaction: self.compaction,
+            overflow: self.overflow,
+            approval: self.approval,
+            max_output: self.max_output,
+            max_concurrency: self.max_concurrency,
+            config: self.config,
+        })
+    }
+}

@@ -1,0 +1,295 @@
+//! react's settings: the system prompt, attempts and scoring, the submit tool, what happens
+//! after each turn, context overflow, and what react generates with.
+
+use std::sync::Arc;
+
+use actuator_model::{BoxFuture, Model};
+use actuator_tool_core::ToolDef;
+
+use crate::agent::AgentError;
+use crate::context::RunContext;
+use crate::filter::MessageFilter;
+use crate::prompts::{
+    DEFAULT_ASSISTANT_PROMPT, DEFAULT_HANDOFF_PROMPT, DEFAULT_INCORRECT_MESSAGE,
+    DEFAULT_SUBMIT_PROMPT,
+};
+use crate::state::AgentState;
+
+/// The parts of react's system message. Every part is optional; when all are empty there is no
+/// system message (D11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentPrompt {
+    /// Agent-specific instructions, first.
+    pub instructions: Option<String>,
+    /// Included when any tool is a handoff.
+    pub handoff_prompt: Option<String>,
+    /// How to use tools and reason.
+    pub assistant_prompt: Option<String>,
+    /// How to submit (`{submit}` is the submit tool's name); unused when the assistant prompt
+    /// has its own `{submit}`.
+    pub submit_prompt: Option<String>,
+}
+
+impl Default for AgentPrompt {
+    fn default() -> Self {
+        AgentPrompt {
+            instructions: None,
+            handoff_prompt: Some(DEFAULT_HANDOFF_PROMPT.to_owned()),
+            assistant_prompt: Some(DEFAULT_ASSISTANT_PROMPT.to_owned()),
+            submit_prompt: Some(DEFAULT_SUBMIT_PROMPT.to_owned()),
+        }
+    }
+}
+
+impl AgentPrompt {
+    /// No parts at all: no system message.
+    pub fn none() -> Self {
+        AgentPrompt {
+            instructions: None,
+            handoff_prompt: None,
+            assistant_prompt: None,
+            submit_prompt: None,
+        }
+    }
+
+    /// The default prompt with these instructions first.
+    pub fn instructions(text: impl Into<String>) -> Self {
+        AgentPrompt {
+            instructions: Some(text.into()),
+            ..AgentPrompt::default()
+        }
+    }
+
+    /// The system message text for these tools and submit tool name (§9.3), or `None` when every
+    /// part is empty (D11).
+    pub fn system_message(&self, has_handoff: bool, submit: Option<&str>) -> Option<String> {
+        let mut lines: Vec<String> = Vec::new();
+        let nonempty =
+            |s: &Option<String>| s.as_deref().filter(|s| !s.is_empty()).map(str::to_owned);
+        if let Some(i) = nonempty(&self.instructions) {
+            lines.push(i);
+        }
+        if has_handoff && let Some(h) = nonempty(&self.handoff_prompt) {
+            lines.push(h);
+        }
+        if let Some(assistant) = nonempty(&self.assistant_prompt) {
+            match (submit, nonempty(&self.submit_prompt)) {
+                (Some(name), Some(submit_prompt)) if !assistant.contains("{submit}") => {
+                    lines.push(format!(
+                        "{assistant}\n{}",
+                        submit_prompt.replace("{submit}", name)
+                    ));
+                }
+                _ => lines.push(assistant.replace("{submit}", submit.unwrap_or("submit"))),
+            }
+        }
+        if lines.is_empty() {
+            None
+        } else {
+            Some(lines.join("\n\n"))
+        }
+    }
+}
+
+impl From<&str> for AgentPrompt {
+    fn from(s: &str) -> Self {
+        AgentPrompt::instructions(s)
+    }
+}
+
+impl From<String> for AgentPrompt {
+    fn from(s: String) -> Self {
+        AgentPrompt::instructions(s)
+    }
+}
+
+/// Judges a submission: returns the score's value, where `1.0` means correct.
+pub type Scorer = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, f64> + Send + Sync>;
+
+/// Computes the message after an incorrect submission from the state and the score's value.
+pub type IncorrectMessageFn = Arc<dyn Fn(&AgentState, f64) -> BoxFuture<'_, String> + Send + Sync>;
+
+/// What to tell the model after an incorrect submission.
+#[derive(Clone)]
+pub enum IncorrectMessage {
+    /// A fixed text.
+    Text(String),
+    /// Computed from the state and the score's value.
+    Fn(IncorrectMessageFn),
+}
+
+impl std::fmt::Debug for IncorrectMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IncorrectMessage::Text(t) => f.debug_tuple("Text").field(t).finish(),
+            IncorrectMessage::Fn(_) => f.write_str("Fn"),
+        }
+    }
+}
+
+/// How many submissions the model gets, and how they are judged.
+#[derive(Clone)]
+pub struct AgentAttempts {
+    /// Submissions allowed (at least 1).
+    pub attempts: u32,
+    /// What to say after an incorrect one.
+    pub incorrect_message: IncorrectMessage,
+    /// Judges submissions (required when `attempts > 1`).
+    pub scorer: Option<Scorer>,
+}
+
+impl std::fmt::Debug for AgentAttempts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentAttempts")
+            .field("attempts", &self.attempts)
+            .field("incorrect_message", &self.incorrect_message)
+            .field("scorer", &self.scorer.is_some())
+            .finish()
+    }
+}
+
+impl Default for AgentAttempts {
+    fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl AgentAttempts {
+    /// `attempts` submissions with the default incorrect message.
+    pub fn new(attempts: u32) -> Self {
+        AgentAttempts {
+            attempts,
+            incorrect_message: IncorrectMessage::Text(DEFAULT_INCORRECT_MESSAGE.to_owned()),
+            scorer: None,
+        }
+    }
+
+    /// Judges submissions with `scorer` (a score of `1.0` is correct).
+    #[must_use]
+    pub fn scorer(
+        mut self,
+        scorer: impl Fn(&AgentState) -> BoxFuture<'_, f64> + Send + Sync + 'static,
+    ) -> Self {
+        self.scorer = Some(Arc::new(scorer));
+        self
+    }
+
+    /// Says `message` after an incorrect submission.
+    #[must_use]
+    pub fn incorrect_message(mut self, message: IncorrectMessage) -> Self {
+        self.incorrect_message = message;
+        self
+    }
+}
+
+impl From<u32> for AgentAttempts {
+    fn from(n: u32) -> Self {
+        AgentAttempts::new(n)
+    }
+}
+
+/// The submit tool.
+#[derive(Debug, Clone)]
+pub struct AgentSubmit {
+    /// Its name (default `submit`).
+    pub name: Option<String>,
+    /// Its description (default `Submit an answer for evaluation.`).
+    pub description: Option<String>,
+    /// A custom tool to use instead of the default.
+    pub tool: Option<ToolDef>,
+    /// Whether the completion is the answer alone (else the message text, the delimiter, and the
+    /// answer).
+    pub answer_only: bool,
+    /// Between the message text and the answer (default `"\n\n"`).
+    pub answer_delimiter: String,
+    /// Whether submit calls stay in the final messages.
+    pub keep_in_messages: bool,
+}
+
+impl Default for AgentSubmit {
+    fn default() -> Self {
+        AgentSubmit {
+            name: None,
+            description: None,
+            tool: None,
+            answer_only: false,
+            answer_delimiter: "\n\n".to_owned(),
+            keep_in_messages: false,
+        }
+    }
+}
+
+/// What `on_continue` decides after a turn.
+#[derive(Debug, Clone)]
+// Returned once per turn: boxing the state would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+pub enum ContinueDecision {
+    /// Go on (after a text-only turn, the default continue prompt is sent).
+    Continue,
+    /// Stop the loop.
+    Stop,
+    /// Go on, sending this user message (`{submit}` is replaced), even after tool calls.
+    Message(String),
+    /// Go on from this state.
+    State(AgentState),
+}
+
+/// Decides, after every turn, whether and how the loop goes on.
+pub type OnContinueFn = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, ContinueDecision> + Send + Sync>;
+
+/// What happens after each turn.
+#[derive(Clone)]
+pub enum OnContinue {
+    /// After a text-only turn, send this user message (`{submit}` is replaced). Only with a
+    /// submit tool.
+    Text(String),
+    /// Called after every turn.
+    Fn(OnContinueFn),
+}
+
+impl std::fmt::Debug for OnContinue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OnContinue::Text(t) => f.debug_tuple("Text").field(t).finish(),
+            OnContinue::Fn(_) => f.write_str("Fn"),
+        }
+    }
+}
+
+/// What react does when the conversation no longer fits the model's context window (a
+/// `model_length` stop): the reference's `truncation` parameter.
+#[doc(alias = "truncation")]
+#[derive(Debug, Clone, Default)]
+pub enum ContextOverflow {
+    /// Stop.
+    #[default]
+    Disabled,
+    /// Trim the conversation ([`trim_messages`](crate::trim_messages), keeping 70%).
+    Auto,
+    /// Apply this filter.
+    Filter(MessageFilter),
+}
+
+/// An agent used as react's model: it receives the state and the tools, and returns the state
+/// with the next assistant message appended (and the output set).
+pub trait ModelAgent: Send + Sync {
+    /// Its name.
+    fn name(&self) -> &str;
+    /// Generates the next turn.
+    fn generate(
+        &self,
+        state: AgentState,
+        tools: Vec<ToolDef>,
+        cx: RunContext,
+    ) -> BoxFuture<'_, Result<AgentState, AgentError>>;
+}
+
+/// The model react generates with.
+#[derive(Clone)]
+pub enum ReactModel {
+    /// A model.
+    Model(Arc<dyn Model>),
+    /// An agent used as the model.
+    Agent(Arc<dyn ModelAgent>),
+}
+

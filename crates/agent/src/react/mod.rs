@@ -1,0 +1,21 @@
+//! The react agent (§9): generate, land the calls, read the results, repeat until an answer is
+//! submitted.
+//!
+//! - `config`: the settings ([`AgentPrompt`], [`AgentAttempts`], [`AgentSubmit`],
+//!   [`OnContinue`], [`ContextOverflow`], [`ReactModel`]);
+//! - `builder`: [`react`] and [`ReactBuilder`];
+//! - `submit`: the submit tool and its removal from the final conversation;
+//! - `agent`: [`ReactAgent`] and its loop.
+
+mod agent;
+mod builder;
+mod config;
+mod submit;
+
+pub use agent::ReactAgent;
+pub use builder::{ReactBuilder, react};
+pub use config::{
+    AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
+    IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactModel, Scorer,
+};
+pub use submit::{remove_submit_tool, submit_output};
