@@ -161,7 +161,7 @@ impl Options {
 }
 
 /// The workspace root (this crate's parent folder).
-fn root() -> PathBuf {
+pub fn root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
