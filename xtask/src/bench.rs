@@ -27,7 +27,7 @@ options:
   --quick               fewer samples (a few minutes); skips the build-cost step
   --with-python         also run the Python reference (Inspect AI 0.3.285) in a virtualenv
                         under target/python-reference and put its medians in the table
-  --python-ref DIR      the reference folder (default: ../shared/bench/python-reference)
+  --python-ref DIR      the reference folder (default: bench/python-reference in the repository)
   --python BIN          the interpreter that makes the virtualenv (default: python3)
   --python-results FILE use an existing results/latest.json instead of running Python
   --fresh-venv          recreate the virtualenv even if it matches the lock file
@@ -161,7 +161,7 @@ impl Options {
 }
 
 /// The workspace root (this crate's parent folder).
-fn root() -> PathBuf {
+pub fn root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
@@ -253,7 +253,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
             let reference = options
                 .python_ref
                 .clone()
-                .unwrap_or_else(|| root.join("../shared/bench/python-reference"));
+                .unwrap_or_else(|| root.join("bench").join("python-reference"));
             let path = python::run(
                 &root,
                 &PythonOptions {

@@ -5,6 +5,7 @@ mod bench;
 mod divan;
 mod python;
 mod report;
+mod specs;
 
 use std::process::ExitCode;
 
@@ -12,7 +13,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   help    this text
-  bench   build and run the benchmarks (release) and print one table; see `cargo xtask bench --help`";
+  bench   build and run the benchmarks (release) and print one table; see `cargo xtask bench --help`
+  specs   cut the OpenAI spec subset the tests use out of the full file; see `cargo xtask specs --help`";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +24,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("bench") => match bench::main(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("specs") => match specs::main(&args[1..]) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");

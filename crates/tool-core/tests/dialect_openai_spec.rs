@@ -1,9 +1,10 @@
 //! Checks `dialect::openai_strict` renderings against OpenAI's own API description: the inner
 //! `function` object against `FunctionObject`, the whole tool against `ChatCompletionTool`.
 //!
-//! The spec is read from `shared/specs/openai-openapi.json` next to the repository (see
-//! `shared/specs/SOURCES.md`), or from the file named by `ACTUATOR_OPENAI_SPEC`. A missing spec
-//! fails the tests: it is the oracle, not an optional extra.
+//! The spec is read from `specs/openai-openapi.subset.json` of this repository (the schemas the
+//! tests use, cut from the full file; see `specs/SOURCES.md`), or from the file named by
+//! `ACTUATOR_OPENAI_SPEC` (the full file works too). A missing spec fails the tests: it is the
+//! oracle, not an optional extra.
 
 #![allow(missing_docs)]
 

@@ -1,9 +1,10 @@
 //! The OpenAI OpenAPI spec as a test oracle, shared by the dialect tests here and the catalogue
 //! tests of the `actuator-tests` package (included there with `#[path]`).
 //!
-//! The spec is read from `shared/specs/openai-openapi.json` next to the repository (see
-//! `shared/specs/SOURCES.md`), or from the file named by `ACTUATOR_OPENAI_SPEC`. A missing spec
-//! fails the tests: it is the oracle, not an optional extra.
+//! The spec is read from `specs/openai-openapi.subset.json` of this repository (the schemas the
+//! tests use, cut from the full file; see `specs/SOURCES.md`), or from the file named by
+//! `ACTUATOR_OPENAI_SPEC` (the full file works too). A missing spec fails the tests: it is the
+//! oracle, not an optional extra.
 #![allow(dead_code, clippy::panic, clippy::unwrap_used)]
 
 use std::sync::OnceLock;
@@ -12,18 +13,20 @@ use actuator_tool_core::dialect;
 use jsonschema::Validator;
 use serde_json::{Map, Value, json};
 
-/// `shared/specs/openai-openapi.json` in the nearest ancestor of the crate that has it (the
-/// repository's sibling `shared/` folder), unless `ACTUATOR_OPENAI_SPEC` names the file.
+/// `specs/openai-openapi.subset.json` of this repository, unless `ACTUATOR_OPENAI_SPEC` names
+/// the file. The repository root is two levels above a crate (`crates/<name>/`) and one above
+/// the `actuator-tests` package (`tests/`), which includes this file too.
 fn spec_path() -> String {
     if let Ok(path) = std::env::var("ACTUATOR_OPENAI_SPEC") {
         return path;
     }
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|dir| dir.join("shared/specs/openai-openapi.json"))
+    let candidates = ["../specs", "../../specs"]
+        .map(|dir| manifest.join(dir).join("openai-openapi.subset.json"));
+    candidates
+        .iter()
         .find(|p| p.exists())
-        .unwrap_or_else(|| manifest.join("../../../shared/specs/openai-openapi.json"))
+        .unwrap_or(&candidates[1])
         .display()
         .to_string()
 }
@@ -50,7 +53,7 @@ fn load_spec() -> Spec {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| {
         panic!(
             "cannot read the OpenAI OpenAPI spec at {path}: {err}. These tests need it as their \
-             oracle: put openai-openapi.json there (see shared/specs/SOURCES.md) or point \
+             oracle: it is part of the repository (see specs/SOURCES.md to remake it) or point \
              ACTUATOR_OPENAI_SPEC at a copy."
         )
     });
