@@ -157,9 +157,11 @@ impl RunContext {
         extensions: &'a Extensions,
         tool: &str,
     ) -> Result<&'a RunContext, MissingRunContext> {
-        extensions.get::<RunContext>().ok_or_else(|| MissingRunContext {
-            tool: tool.to_owned(),
-        })
+        extensions
+            .get::<RunContext>()
+            .ok_or_else(|| MissingRunContext {
+                tool: tool.to_owned(),
+            })
     }
 
     /// A context with one more scope, holding `limits`.

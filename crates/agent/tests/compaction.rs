@@ -188,7 +188,10 @@ impl Model for TestModel {
 
 async fn compact(strategy: &dyn CompactionStrategy, messages: &[ChatMessage]) -> Compacted {
     let model = ScriptedModel::new([]);
-    strategy.compact(&model, messages, &[], &RunContext::new()).await.unwrap()
+    strategy
+        .compact(&model, messages, &[], &RunContext::new())
+        .await
+        .unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -467,7 +470,10 @@ async fn summary_asks_the_model_with_the_summary_prompt() {
     let messages = tool_conversation(3);
     let strategy = CompactionSummary::new();
     assert_eq!(strategy.name(), "summary");
-    let out = strategy.compact(&model, &messages, &[], &RunContext::new()).await.unwrap();
+    let out = strategy
+        .compact(&model, &messages, &[], &RunContext::new())
+        .await
+        .unwrap();
 
     // The model saw everything, then the prompt, and no tools.
     let seen = model.inputs();
@@ -513,7 +519,10 @@ async fn summary_builds_on_the_previous_summary() {
     });
     let strategy = CompactionSummary::new();
     let mut history = tool_conversation(2);
-    let first = strategy.compact(&model, &history, &[], &RunContext::new()).await.unwrap();
+    let first = strategy
+        .compact(&model, &history, &[], &RunContext::new())
+        .await
+        .unwrap();
     let first_summary = first.message.unwrap();
 
     // The conversation goes on from the compacted input.
@@ -521,7 +530,10 @@ async fn summary_builds_on_the_previous_summary() {
     next.push(calls("step 9", &[("c9", "ls")]));
     next.push(result("c9", "ls", "listing 9"));
     history.push(first_summary.clone());
-    let second = strategy.compact(&model, &next, &[], &RunContext::new()).await.unwrap();
+    let second = strategy
+        .compact(&model, &next, &[], &RunContext::new())
+        .await
+        .unwrap();
 
     let seen = model.inputs();
     assert_eq!(seen.len(), 2);
@@ -547,7 +559,10 @@ async fn summary_builds_on_the_previous_summary() {
     let mut full = history.clone();
     full.push(next[3].clone());
     full.push(next[4].clone());
-    strategy.compact(&model, &full, &[], &RunContext::new()).await.unwrap();
+    strategy
+        .compact(&model, &full, &[], &RunContext::new())
+        .await
+        .unwrap();
     let third = &model.inputs()[2];
     assert_eq!(third.len(), 6);
     assert!(!third.iter().any(|m| m.text() == "listing 0"));
@@ -584,7 +599,12 @@ async fn summary_model_errors_are_agent_errors() {
 
     // A scripted model that ran out is an error too, never a panic.
     let err = CompactionSummary::new()
-        .compact(&ScriptedModel::new([]), &tool_conversation(1), &[], &RunContext::new())
+        .compact(
+            &ScriptedModel::new([]),
+            &tool_conversation(1),
+            &[],
+            &RunContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err.kind, AgentErrorKind::Model(_)));
@@ -600,7 +620,10 @@ async fn summary_uses_its_own_model_instructions_and_memory_addendum() {
     let mut messages = tool_conversation(1);
     messages.push(calls("", &[("m", "memory")]));
     messages.push(result("m", "memory", "saved"));
-    let out = strategy.compact(&run_model, &messages, &[], &RunContext::new()).await.unwrap();
+    let out = strategy
+        .compact(&run_model, &messages, &[], &RunContext::new())
+        .await
+        .unwrap();
     assert!(run_model.inputs().is_empty());
     assert!(out.message.unwrap().text().contains("from the summarizer"));
     let prompt = summarizer.inputs()[0].last().unwrap().text();

@@ -118,7 +118,9 @@ async fn time_limit_cancels_a_slow_generation_and_keeps_the_state() {
         .tools([add_tool()])
         .build()
         .unwrap();
-    let out = run(&agent, "q", &[time_limit(Duration::from_secs(60))]).await.unwrap();
+    let out = run(&agent, "q", &[time_limit(Duration::from_secs(60))])
+        .await
+        .unwrap();
     let l = out.limit.unwrap();
     assert_eq!(
         (l.kind, l.message.as_str()),
@@ -128,7 +130,9 @@ async fn time_limit_cancels_a_slow_generation_and_keeps_the_state() {
     // Two turns fit in 60 s; the third was cancelled.
     assert_eq!(out.state.messages.len(), 5);
 
-    let out = run(&agent, "q", &[working_limit(Duration::from_secs(30))]).await.unwrap();
+    let out = run(&agent, "q", &[working_limit(Duration::from_secs(30))])
+        .await
+        .unwrap();
     let l = out.limit.unwrap();
     assert_eq!(
         (l.kind, l.message.as_str()),
@@ -143,7 +147,9 @@ async fn time_limit_cancels_a_slow_generation_and_keeps_the_state() {
         tokio::time::sleep(Duration::from_secs(3600)).await;
         Ok(AgentState::default())
     });
-    let out = run(&stubborn, "q", &[time_limit(Duration::from_millis(1500))]).await.unwrap();
+    let out = run(&stubborn, "q", &[time_limit(Duration::from_millis(1500))])
+        .await
+        .unwrap();
     assert_eq!(
         out.limit.unwrap().message,
         "Time limit exceeded. limit: 1.5 seconds"

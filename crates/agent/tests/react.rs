@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 
 use actuator_agent::compaction::{Compacted, CompactionStrategy, CompactionThreshold};
 use actuator_agent::{
-    AgentAttempts, AgentError, AgentPrompt, AgentState, AgentSubmit, ContinueDecision,
-    DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT,
-    DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue, RunContext, ContextOverflow, react, run,
+    AgentAttempts, AgentError, AgentPrompt, AgentState, AgentSubmit, ContextOverflow,
+    ContinueDecision, DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT,
+    DEFAULT_CONTINUE_PROMPT_NO_SUBMIT, DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue,
+    RunContext, react, run,
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{

@@ -25,8 +25,8 @@ mod fixture;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use actuator_events::EventLog;
 use actuator_exec::{ExecuteOptions, execute_tools};
-use actuator_events::{EventLog};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
 use actuator_tool_core::ToolDef;
 use actuator_tool_macros::tool;

@@ -24,8 +24,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use std::time::SystemTime;
 
-use actuator_exec::{ExecuteOptions, execute_tools};
 use actuator_events::{EventLog, ToolEvent, unix_seconds};
+use actuator_exec::{ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, ToolCall};
 use actuator_tool_core::{
     DEFAULT_MAX_OUTPUT, ToolArgs, ToolContext, ToolDef, ToolErrorKind, truncate_tool_output,

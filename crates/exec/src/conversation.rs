@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ModelOutput, ToolCall};
-use actuator_tool_core::{Extensions, ToolArgs, ToolDef, ToolFailure};
 #[cfg(doc)]
 use actuator_tool_core::ToolKind;
+use actuator_tool_core::{Extensions, ToolArgs, ToolDef, ToolFailure};
 
 /// What a conversation-taking tool returns.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -582,8 +582,7 @@ impl Runner<'_> {
                         .map(|o| Landed::Conversation(Box::new(o)))
                 }
                 _ => {
-                    let mut ctx =
-                        ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
+                    let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
                     ctx.extensions = self.options.extensions.clone();
                     def.call(arguments, ctx)
                         .await

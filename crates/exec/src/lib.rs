@@ -24,7 +24,6 @@ pub use conversation::{
 mod error;
 pub use error::ExecError;
 
-
 mod execute;
 pub use execute::{
     CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, check_tool_names, execute_tools,

@@ -7,8 +7,11 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use actuator_exec::{Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ExecError, ExecuteOptions, TerminalApprover, auto_approver, execute_tools};
-use actuator_events::{EventLog};
+use actuator_events::EventLog;
+use actuator_exec::{
+    Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ExecError,
+    ExecuteOptions, TerminalApprover, auto_approver, execute_tools,
+};
 use actuator_model::{BoxFuture, ToolCall};
 use actuator_tool_core::{ToolCallView, ToolOutput};
 use common::{conversation, result, tool};

@@ -4,8 +4,10 @@
 
 mod common;
 
-use actuator_exec::{ConversationTool, ConversationToolOutput, ExecuteOptions, execute_tools, with_conversation};
 use actuator_events::{Event, EventLog};
+use actuator_exec::{
+    ConversationTool, ConversationToolOutput, ExecuteOptions, execute_tools, with_conversation,
+};
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput, ToolCall};
 use actuator_tool_core::{ToolArgs, ToolError, ToolFailure, ToolOutput};
 use common::{conversation, tool};

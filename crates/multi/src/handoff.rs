@@ -200,8 +200,8 @@ impl Handoff {
         let mut all_args = args.into_map();
         all_args.extend(self.curried.clone());
         // Without the caller's context the agent would escape its limits and events: refuse.
-        let cx = RunContext::from_extensions(extensions, &call.function)
-            .map_err(FatalToolError::new)?;
+        let cx =
+            RunContext::from_extensions(extensions, &call.function).map_err(FatalToolError::new)?;
         let run = cx
             .in_span("handoff", &agent_name, |span_cx| async move {
                 span_cx

@@ -556,10 +556,25 @@ async fn as_tool_returns_the_final_text() {
                 .clone(),
         ),
     ];
-    let out = actuator_exec::execute_tools(&msgs, &[tool], &Default::default())
-        .await
-        .unwrap();
+    let out = actuator_exec::execute_tools(
+        &msgs,
+        std::slice::from_ref(&tool),
+        &RunContext::new().execute_options(),
+    )
+    .await
+    .unwrap();
     assert_eq!(out.messages[0].text(), "42");
+
+    // Without the caller's run context the agent would escape the run's limits and events:
+    // the call is refused loudly, never run on a fresh context.
+    let err = actuator_exec::execute_tools(&msgs, &[tool], &Default::default())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("needs the RunContext of the run that calls it"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

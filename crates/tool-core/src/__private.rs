@@ -10,8 +10,8 @@ use serde::Serialize;
 pub use serde_json;
 
 use crate::content::{IntoToolOutput, Json, ToolOutput};
-pub use crate::def::{ToolOptions, ToolSpec};
 use crate::def::{ToolDef, ToolHandler};
+pub use crate::def::{ToolOptions, ToolSpec};
 use crate::error::{FatalToolError, ToolFailure};
 use crate::info::ToolInfo;
 

@@ -31,7 +31,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 )]
 pub trait ToolHandler: Send + Sync + 'static {
     /// Runs the call.
-    fn call(&self, args: ToolArgs, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>>;
+    fn call(
+        &self,
+        args: ToolArgs,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>>;
 }
 
 impl<F, Fut, R> ToolHandler for F
@@ -40,7 +44,11 @@ where
     Fut: Future<Output = Result<R, ToolFailure>> + Send + 'static,
     R: IntoToolOutput,
 {
-    fn call(&self, args: ToolArgs, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>> {
+    fn call(
+        &self,
+        args: ToolArgs,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>> {
         let fut = self(args, ctx);
         Box::pin(async move { fut.await?.into_tool_output() })
     }

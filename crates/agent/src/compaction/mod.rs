@@ -13,8 +13,8 @@ use actuator_model::{BoxFuture, ChatMessage, Model, ModelOutput};
 use actuator_tool_core::ToolInfo;
 
 use crate::agent::AgentError;
-use crate::filter::partition_messages;
 use crate::context::RunContext;
+use crate::filter::partition_messages;
 
 /// When compaction starts.
 #[derive(Debug, Clone, Copy, PartialEq)]

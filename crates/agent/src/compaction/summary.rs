@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::edit::MEMORY_TOOL;
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
-use crate::context::RunContext;
 use crate::agent::{AgentError, AgentErrorKind};
+use crate::context::RunContext;
 use crate::filter::{is_summary_message, partition_messages};
 
 /// Summary compaction (name `summary`): asks a model to summarize the conversation, and
@@ -177,7 +177,13 @@ impl CompactionSummary {
         // Through the run context: the summary's generation is an event, and counts against
         // the run's token, turn and cost limits like any other.
         let output = cx
-            .generate(model, &input, &[], &ToolChoice::None, &GenerateConfig::default())
+            .generate(
+                model,
+                &input,
+                &[],
+                &ToolChoice::None,
+                &GenerateConfig::default(),
+            )
             .await?;
         if output.is_empty() {
             return Err(AgentError::new(AgentErrorKind::Failed(

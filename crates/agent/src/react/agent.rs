@@ -262,7 +262,9 @@ impl ReactAgent {
     async fn next_step(&self, state: &AgentState, called_tools: bool) -> ContinueDecision {
         match &self.on_continue {
             Some(OnContinue::Fn(f)) => f(state).await,
-            Some(OnContinue::Text(text)) if !called_tools => ContinueDecision::Message(text.clone()),
+            Some(OnContinue::Text(text)) if !called_tools => {
+                ContinueDecision::Message(text.clone())
+            }
             None if self.submit.is_none() && !called_tools => ContinueDecision::Stop,
             _ => ContinueDecision::Continue,
         }

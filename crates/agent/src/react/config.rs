@@ -292,4 +292,3 @@ pub enum ReactModel {
     /// An agent used as the model.
     Agent(Arc<dyn ModelAgent>),
 }
-

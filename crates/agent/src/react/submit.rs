@@ -2,7 +2,9 @@
 //! submit calls from the final conversation (§9.5).
 
 use actuator_model::{ChatMessage, MessageContent, ModelOutput};
-use actuator_tool_core::{Content, ToolArgs, ToolContext, ToolDef, ToolDefError, ToolFailure, ToolParams};
+use actuator_tool_core::{
+    Content, ToolArgs, ToolContext, ToolDef, ToolDefError, ToolFailure, ToolParams,
+};
 use serde_json::json;
 
 use super::config::AgentSubmit;
@@ -12,8 +14,7 @@ use crate::state::AgentState;
 /// The default submit tool, built once per process and shared (its schema and validator are
 /// the same for every agent).
 fn default_submit_tool() -> Result<ToolDef, ToolDefError> {
-    static DEFAULT: std::sync::OnceLock<Result<ToolDef, ToolDefError>> =
-        std::sync::OnceLock::new();
+    static DEFAULT: std::sync::OnceLock<Result<ToolDef, ToolDefError>> = std::sync::OnceLock::new();
     DEFAULT
         .get_or_init(|| {
             let params = ToolParams::from_value(&json!({
@@ -60,7 +61,6 @@ pub(super) struct SubmitSettings {
     pub(super) delimiter: String,
     pub(super) keep_in_messages: bool,
 }
-
 
 /// The text of the first error-free result of the submit tool, if any.
 pub(super) fn submission(messages: &[ChatMessage], submit_name: &str) -> Option<String> {
