@@ -353,7 +353,7 @@ impl RunContext {
         tool_choice: &ToolChoice,
         config: &GenerateConfig,
     ) -> Result<ModelOutput, AgentError> {
-        let span = tracing::info_span!("model", model = model.name());
+        let span = tracing::info_span!("model", model = %model.name());
         async {
             // Auto and Any offer every tool: skip the copy resolve_tool_choice would make.
             let (offered, choice) = match tool_choice {
@@ -469,10 +469,10 @@ impl RunContext {
 /// The `tracing` span matching a span of the run.
 fn tracing_span(kind: &str, name: &str) -> tracing::Span {
     match kind {
-        "agent" => tracing::info_span!("agent", name = name),
-        "handoff" => tracing::info_span!("handoff", agent = name),
-        "compaction" => tracing::info_span!("compaction", strategy = name),
-        _ => tracing::info_span!("span", kind = kind, name = name),
+        "agent" => tracing::info_span!("agent", name = %name),
+        "handoff" => tracing::info_span!("handoff", agent = %name),
+        "compaction" => tracing::info_span!("compaction", strategy = %name),
+        _ => tracing::info_span!("span", kind = %kind, name = %name),
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use actuator_exec::{ExecError, ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ToolCall};
 use actuator_tool_core::{FatalToolError, IoErrorExt, ToolError, ToolFailure, ToolOutput};
-use common::{conversation, result, tool};
+use common::{constant, conversation, result, tool};
 use serde_json::json;
 
 async fn one(def: actuator_tool_core::ToolDef) -> (String, Option<String>, Option<String>) {
@@ -368,4 +368,61 @@ async fn output_is_truncated_per_tool_then_run_default() {
         .await
         .unwrap();
     assert!(out.messages[0].text().contains("bytes omitted"));
+}
+
+#[tokio::test]
+async fn a_conversation_taking_tool_with_a_foreign_handler_is_a_clear_fatal_error() {
+    // The kind is explicit in ToolDef; a handler type this executor does not know is refused
+    // with a message that says how to build one, never silently run as a plain tool.
+    struct Foreign;
+    let def = actuator_tool_core::ToolDef::builder("odd")
+        .description("An odd tool.")
+        .conversation_handler(Foreign)
+        .build()
+        .unwrap();
+    assert_eq!(def.kind(), actuator_tool_core::ToolKind::ConversationTaking);
+    let err = execute_tools(
+        &conversation(&[("odd", json!({}))]),
+        &[def],
+        &ExecuteOptions::default(),
+    )
+    .await
+    .unwrap_err();
+    match &err {
+        ExecError::Fatal { cause, .. } => assert!(
+            cause
+                .to_string()
+                .contains("its handler is not an actuator_exec::ConversationHandler"),
+            "{cause}"
+        ),
+        other => panic!("expected a fatal error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_enclosing_limit_hit_inside_a_tool_is_exec_error_limit() {
+    use actuator_events::{LimitExceeded, LimitKind, ScopeId};
+    let limit = LimitExceeded::new(
+        LimitKind::Turn,
+        3.0,
+        2.0,
+        "Turn limit exceeded.",
+        ScopeId::next(),
+    );
+    let hit = limit.clone();
+    let runs_agent = tool("runs_agent", false, move |_a, _c| {
+        let hit = hit.clone();
+        async move { Err(FatalToolError::new(hit).into()) }
+    });
+    let ok = constant("ok", false, "fine");
+    let err = execute_tools(
+        &conversation(&[("ok", json!({})), ("runs_agent", json!({}))]),
+        &[ok, runs_agent],
+        &ExecuteOptions::default(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.limit(), Some(&limit));
+    assert_eq!(err.messages().len(), 1, "the earlier call's result is kept");
+    assert!(matches!(err, ExecError::Limit { ref function, .. } if function == "runs_agent"));
 }

@@ -663,3 +663,89 @@ fn task_store_is_typed() {
     let back: TaskState = serde_json::from_value(serde_json::to_value(&task).unwrap()).unwrap();
     assert_eq!(back, task);
 }
+
+#[tokio::test]
+async fn a_hand_written_agent_ends_cleanly_on_an_outer_limit_hit_inside_a_tool() {
+    // The inner agent generates twice; the outer run allows one turn. The limit is hit inside
+    // the as_tool call, travels as ExecError::Limit, and the outer run catches its own limit
+    // with the partial state, exactly as react's runs do.
+    let inner = react()
+        .name("worker")
+        .description("Works.")
+        .model(Arc::new(ScriptedModel::new([
+            call("noop", json!({})),
+            submit("x"),
+        ])))
+        .build()
+        .unwrap();
+    let tool = as_tool(Arc::new(inner)).build().unwrap();
+    let outer = agent_fn("outer", move |mut state: AgentState, cx: RunContext, _a| {
+        let tool = tool.clone();
+        async move {
+            state.messages.push(ChatMessage::Assistant(
+                call("worker", json!({"input": "go"})).choices[0]
+                    .message
+                    .clone(),
+            ));
+            // Default options: the context adds itself, its sink and its resources.
+            let result = cx
+                .execute_tools(&state.messages, &[tool], &Default::default())
+                .await
+                .map_err(|e| e.or_state(&state))?;
+            state.messages.extend(result.messages);
+            Ok(state)
+        }
+    });
+    let out = run(&outer, "q", &[turn_limit(1)]).await.unwrap();
+    let limit = out.limit.expect("the outer run catches its own limit");
+    assert_eq!(limit.kind, LimitKind::Turn);
+    assert_eq!(out.state.messages.len(), 2, "the partial state is kept");
+}
+
+#[tokio::test]
+async fn a_handoff_without_the_run_context_is_a_loud_error() {
+    let agent = react()
+        .name("helper")
+        .description("Helps.")
+        .model(Arc::new(ScriptedModel::new([submit("x")])))
+        .build()
+        .unwrap();
+    let tool = handoff(Arc::new(agent)).build().unwrap();
+    assert_eq!(
+        tool.kind(),
+        actuator_tool_core::ToolKind::ConversationTaking
+    );
+    let msgs = vec![
+        ChatMessage::user("q"),
+        ChatMessage::Assistant(
+            call("transfer_to_helper", json!({})).choices[0]
+                .message
+                .clone(),
+        ),
+    ];
+    let err = actuator_exec::execute_tools(&msgs, std::slice::from_ref(&tool), &Default::default())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Tool 'transfer_to_helper' runs an agent, so it needs the RunContext"),
+        "{err}"
+    );
+    // Called directly, a conversation-taking tool says where it can run.
+    let err = tool
+        .call(
+            json!({}),
+            actuator_tool_core::ToolContext::new("c", "transfer_to_helper"),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("takes the conversation"), "{err}");
+    // With the context, it runs.
+    let out = actuator_exec::execute_tools(&msgs, &[tool], &RunContext::new().execute_options())
+        .await
+        .unwrap();
+    assert_eq!(
+        out.messages[0].text(),
+        "Successfully transferred to helper."
+    );
+}
