@@ -39,7 +39,7 @@ impl From<ExecError> for AgentErrorKind {
     /// (D9); anything else is an execution error.
     fn from(e: ExecError) -> Self {
         match e {
-            ExecError::Limit { limit, .. } => AgentErrorKind::Limit(limit),
+            ExecError::Limit { limit, .. } => AgentErrorKind::Limit(*limit),
             other => AgentErrorKind::Exec(other),
         }
     }

@@ -30,8 +30,8 @@ pub enum ExecError {
     /// cancelled and later calls skipped, as for a fatal failure.
     #[error("{limit}")]
     Limit {
-        /// The limit exceeded.
-        limit: LimitExceeded,
+        /// The limit exceeded (boxed: it is rare, and keeps `ExecError` small).
+        limit: Box<LimitExceeded>,
         /// The tool.
         function: String,
         /// The call id.

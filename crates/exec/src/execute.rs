@@ -233,7 +233,7 @@ struct CallDone {
 /// Why a call stopped the run.
 enum Stop {
     Fatal(FatalToolError),
-    Limit(LimitExceeded),
+    Limit(Box<LimitExceeded>),
     Terminated,
     BadModify { modified: String },
 }
@@ -603,7 +603,7 @@ impl Runner<'_> {
             Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::Tool(e, limit)),
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
             Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
-                Some(limit) => Err(Failed::Stop(Stop::Limit(limit.clone()))),
+                Some(limit) => Err(Failed::Stop(Stop::Limit(Box::new(limit.clone())))),
                 None => Err(Failed::Stop(Stop::Fatal(f))),
             },
             Err(payload) => Err(Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
