@@ -2,13 +2,13 @@
 
 use serde_json::Value;
 
-use super::schema::{FUEL, MAX_DEPTH, accepts_null, child, could_match, index, resolve_ref};
-use crate::ToolInfo;
+use crate::schema::{FUEL, MAX_DEPTH, accepts_null, child, could_match, index, resolve_ref};
+use actuator_tool_core::ToolInfo;
 
 /// Removes the `null` arguments that stand for "not given": members whose property is optional
 /// in the tool's schema and whose schema does not accept `null`.
 ///
-/// OpenAI strict mode makes every property required, so [`openai_strict`](super::openai_strict)
+/// OpenAI strict mode makes every property required, so [`openai_strict`](crate::openai_strict)
 /// lets optional properties take `null` instead ([`ChangeKind::MadeNullable`]). The full schema
 /// that Actuator validates against does not accept that `null`; call this on the arguments
 /// before validating them, and the property is simply absent, as the tool expects. Nested
@@ -18,10 +18,10 @@ use crate::ToolInfo;
 /// Returns the JSON pointers (into `args`) of the members removed. Harmless for any other
 /// dialect: a `null` the schema accepts, or a required one, is left alone.
 ///
-/// [`ChangeKind::MadeNullable`]: super::ChangeKind::MadeNullable
+/// [`ChangeKind::MadeNullable`]: crate::ChangeKind::MadeNullable
 ///
 /// ```
-/// use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+/// use actuator_tool_core::{ToolInfo, ToolParams};
 /// use serde_json::json;
 ///
 /// let mut params = ToolParams::default();
@@ -31,7 +31,7 @@ use crate::ToolInfo;
 /// let info = ToolInfo::new("read", "Read a file.", params);
 ///
 /// let mut args = json!({"path": "a.txt", "limit": null});
-/// let removed = dialect::strip_strict_nulls(&info, &mut args);
+/// let removed = actuator_dialect::strip_strict_nulls(&info, &mut args);
 /// assert_eq!(args, json!({"path": "a.txt"}));
 /// assert_eq!(removed, ["/limit"]);
 /// ```

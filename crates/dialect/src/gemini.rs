@@ -2,12 +2,12 @@
 
 use serde_json::{Map, Number, Value, json};
 
-use super::report::{ChangeKind, DialectReport, Rendered};
-use super::schema::{
+use crate::report::{ChangeKind, DialectReport, Rendered};
+use crate::schema::{
     MAX_DEPTH, append_description, child, hint, index, is_non_assertion, join_values, json_kind,
     merge_all_of, merged, ref_name, resolve_ref, tuple_items, tuple_note, type_names,
 };
-use crate::ToolInfo;
+use actuator_tool_core::ToolInfo;
 
 /// How many times one definition may be inlined inside itself before the recursion is cut.
 pub const GEMINI_MAX_REF_DEPTH: usize = 3;

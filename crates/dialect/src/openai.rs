@@ -2,12 +2,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::report::{ChangeKind, DialectReport, Rendered};
-use super::schema::{
+use crate::report::{ChangeKind, DialectReport, Rendered};
+use crate::schema::{
     MAX_DEPTH, accepts_null, append_description, child, hint, index, is_non_assertion, json_kind,
     merge_all_of, merged, resolve_ref, tuple_items, tuple_note, type_names,
 };
-use crate::ToolInfo;
+use actuator_tool_core::ToolInfo;
 
 /// The string formats strict mode supports.
 const FORMATS: &[&str] = &[
