@@ -163,7 +163,7 @@
 //! [`ChangeKind::Invalid`] and rendered as well as possible.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use actuator_tool_core::ToolInfo;
 
@@ -173,13 +173,14 @@ mod openai;
 mod parse;
 mod report;
 mod schema;
+mod walk;
 
 pub use gemini::GEMINI_MAX_REF_DEPTH;
 pub use nulls::strip_strict_nulls;
 pub use parse::{MAX_SHOWN_ARGUMENT_BYTES, parse_tool_call};
 pub use report::{ChangeKind, DialectReport, Rendered, SchemaChange};
 
-use schema::{MAX_DEPTH, child, index};
+use walk::At;
 
 /// The providers a tool can be rendered for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -271,7 +272,15 @@ pub fn openai_strict(info: &ToolInfo) -> Rendered {
 pub fn anthropic(info: &ToolInfo) -> Rendered {
     let mut schema = info.parameters.to_value();
     let mut report = DialectReport::default();
-    remove_dollar_schema(&mut schema, "", 0, &mut report);
+    walk::visit_mut(&mut schema, &At::root(), &mut |m, at| {
+        if m.shift_remove("$schema").is_some() {
+            report.push(
+                at.keyword("$schema"),
+                ChangeKind::Dropped,
+                "$schema is not accepted in a tool's input_schema",
+            );
+        }
+    });
     Rendered {
         tool: json!({
             "name": info.name,
@@ -288,63 +297,4 @@ pub fn anthropic(info: &ToolInfo) -> Rendered {
 /// See [the crate docs](crate#gemini) for the rules.
 pub fn gemini(info: &ToolInfo) -> Rendered {
     gemini::render(info)
-}
-
-/// Removes `$schema` from a schema and all its subschemas.
-fn remove_dollar_schema(v: &mut Value, path: &str, depth: usize, report: &mut DialectReport) {
-    let Value::Object(m) = v else {
-        return;
-    };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if m.shift_remove("$schema").is_some() {
-        report.push(
-            child(path, "$schema"),
-            ChangeKind::Dropped,
-            "$schema is not accepted in a tool's input_schema",
-        );
-    }
-    for (key, sub) in m.iter_mut() {
-        let at = child(path, key);
-        match key.as_str() {
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "additionalItems" => match sub {
-                Value::Array(items) => each_indexed(items, &at, depth, report),
-                _ => remove_dollar_schema(sub, &at, depth + 1, report),
-            },
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                if let Value::Object(subs) = sub {
-                    each_named(subs, &at, depth, report);
-                }
-            }
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                if let Value::Array(items) = sub {
-                    each_indexed(items, &at, depth, report);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn each_indexed(items: &mut [Value], at: &str, depth: usize, report: &mut DialectReport) {
-    for (i, item) in items.iter_mut().enumerate() {
-        remove_dollar_schema(item, &index(at, i), depth + 1, report);
-    }
-}
-
-fn each_named(subs: &mut Map<String, Value>, at: &str, depth: usize, report: &mut DialectReport) {
-    for (name, sub) in subs.iter_mut() {
-        remove_dollar_schema(sub, &child(at, name), depth + 1, report);
-    }
 }

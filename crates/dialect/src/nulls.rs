@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use crate::schema::{FUEL, MAX_DEPTH, accepts_null, child, could_match, index, resolve_ref};
+use crate::schema::{accepts_null, could_match};
+use crate::walk::{Fuel, Step, child, index, ref_target};
 use actuator_tool_core::ToolInfo;
 
 /// Removes the `null` arguments that stand for "not given": members whose property is optional
@@ -40,7 +41,7 @@ pub fn strip_strict_nulls(info: &ToolInfo, args: &mut Value) -> Vec<String> {
     let mut walk = Strip {
         root: &schema,
         removed: Vec::new(),
-        fuel: FUEL,
+        fuel: Fuel::new(),
     };
     walk.strip(&schema, args, "", 0);
     walk.removed
@@ -49,22 +50,16 @@ pub fn strip_strict_nulls(info: &ToolInfo, args: &mut Value) -> Vec<String> {
 struct Strip<'a> {
     root: &'a Value,
     removed: Vec<String>,
-    fuel: usize,
+    fuel: Fuel,
 }
 
 impl Strip<'_> {
     fn strip(&mut self, schema: &Value, value: &mut Value, path: &str, depth: usize) {
-        let Value::Object(m) = schema else {
+        let Step::Keywords(m) = self.fuel.enter(schema, depth) else {
             return;
         };
-        if depth > MAX_DEPTH || self.fuel == 0 {
-            return;
-        }
-        self.fuel -= 1;
         let root = self.root;
-        if let Some(reference) = m.get("$ref").and_then(Value::as_str)
-            && let Some((target, _)) = resolve_ref(root, reference)
-        {
+        if let Some(target) = ref_target(root, m) {
             self.strip(target, value, path, depth + 1);
         }
         if let Some(Value::Array(all)) = m.get("allOf") {
