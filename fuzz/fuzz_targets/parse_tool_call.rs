@@ -14,10 +14,8 @@ use std::future::Future;
 use std::sync::LazyLock;
 use std::task::{Context, Poll, Waker};
 
-use actuator_model::{
-    DEFAULT_CALL_WIDTH, MAX_SHOWN_ARGUMENT_BYTES, ToolCall, ToolCallKind, format_function_call,
-    parse_tool_call,
-};
+use actuator_dialect::{MAX_SHOWN_ARGUMENT_BYTES, parse_tool_call};
+use actuator_model::{DEFAULT_CALL_WIDTH, ToolCall, ToolCallKind, format_function_call};
 use actuator_tool_core::{
     MAX_ARGUMENT_DEPTH, ParamsBuilder, ToolArgs, ToolContext, ToolDef, ToolError, ToolErrorKind,
     ToolFailure, ToolInfo, ToolParam, check_nesting_depth,

@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use actuator_dialect::Dialect;
 use actuator_tests::all_tools;
-use actuator_tool_core::dialect::Dialect;
 use serde_json::{Map, Value, json};
 
 #[test]

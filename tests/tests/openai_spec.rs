@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-#[path = "../../crates/tool-core/tests/openai_spec/mod.rs"]
+#[path = "../../crates/dialect/tests/openai_spec/mod.rs"]
 mod openai_spec;
 
 use actuator_tests::all_tools;

@@ -1,10 +1,10 @@
 //! `cargo xtask bench`: builds the Rust benchmarks in release, runs them, collects their
 //! medians, optionally runs the Python reference next to them, and prints one table.
 //!
-//! Rust figures come from: the divan benches `schema` (tool-core, W1) and `execute` (exec, W2,
-//! W4); the plain-loop bench binaries `batch` (exec, W3) and `react` (agent, W5), which print
-//! `RESULT {json}` lines; the example `w0_first_call` (actuator, W0), spawned many times; and
-//! two builds (build cost). See `docs/benchmarks.md`.
+//! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
+//! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3) and `react`
+//! (agent, W5), which print `RESULT {json}` lines; the example `w0_first_call` (actuator, W0),
+//! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -221,10 +221,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
         )?;
     }
     if options.runs("w1") {
-        step("W1: schema (divan) and first construction in fresh processes");
+        step("W1: schema and dialects (divan) and first construction in fresh processes");
         let schema = bin("schema")?;
         first_construction(&schema, if options.quick { 10 } else { 30 }, &mut rust)?;
         divan(&schema, samples, &mut rust)?;
+        divan(&bin("dialect")?, samples, &mut rust)?;
     }
     if options.runs("w2") || options.runs("w4") {
         step("W2, W4: execute_tools, parts and truncation (divan)");
@@ -320,6 +321,8 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "--message-format=json-render-diagnostics",
         "-p",
         "actuator-tool-core",
+        "-p",
+        "actuator-dialect",
         "-p",
         "actuator-exec",
         "-p",

@@ -3,14 +3,15 @@
 //! divan prints a tree, one benchmark or group per line:
 //!
 //! ```text
-//! schema                        fastest       │ slowest       │ median        │ mean  …
-//! ├─ add_tool_constructor       12.1 ns       │ 40.2 ns       │ 12.5 ns       │ 13 ns …
-//! ╰─ dialects                                 │               │               │       …
-//!    ├─ anthropic               1.2 µs        │ …
+//! execute                       fastest       │ slowest       │ median        │ mean  …
+//! ├─ w2_execute_tools                         │               │               │       …
+//! │  ├─ add_1_call              4.1 µs        │ 9.2 µs        │ 4.5 µs        │ 4.6 µs …
+//! ╰─ w2_parts                                 │               │               │       …
+//!    ├─ validate_add            1.2 µs        │ …
 //! ```
 //!
 //! Each level of the tree is three characters wide; a line's name is joined to its parents'
-//! with `/` (`schema/dialects/anthropic`).
+//! with `/` (`execute/w2_parts/validate_add`).
 
 /// One benchmark's median, in seconds.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,9 +80,9 @@ mod tests {
 Timer precision: 20 ns
 schema                      fastest       │ slowest       │ median        │ mean          │ samples │ iters
 ├─ add_tool_constructor     10 ns         │ 20 ns         │ 12.5 ns       │ 13 ns         │ 100     │ 51200
-├─ dialects                               │               │               │               │         │
-│  ├─ anthropic             1.1 µs        │ 3 µs          │ 1.2 µs        │ 1.3 µs        │ 100     │ 400
-│  ╰─ gemini                2 µs          │ 5 µs          │ 2.5 µs        │ 2.6 µs        │ 100     │ 200
+├─ w1_parts                               │               │               │               │         │
+│  ├─ validate              1.1 µs        │ 3 µs          │ 1.2 µs        │ 1.3 µs        │ 100     │ 400
+│  ╰─ to_value              2 µs          │ 5 µs          │ 2.5 µs        │ 2.6 µs        │ 100     │ 200
 ╰─ search_info_arc          1 ns          │ 2 ns          │ 1.5 ns        │ 1.6 ns        │ 100     │ 51200
 ";
         let got = parse(text);
@@ -90,8 +91,8 @@ schema                      fastest       │ slowest       │ median        �
             paths,
             [
                 "schema/add_tool_constructor",
-                "schema/dialects/anthropic",
-                "schema/dialects/gemini",
+                "schema/w1_parts/validate",
+                "schema/w1_parts/to_value",
                 "schema/search_info_arc"
             ]
         );

@@ -8,8 +8,9 @@
 //!
 //! | module | crate | feature |
 //! |---|---|---|
-//! | [`tool_core`] | tool definitions, validation, results, errors, truncation, dialects | always |
+//! | [`tool_core`] | tool definitions, validation, results, errors, truncation | always |
 //! | [`tool`] | the `#[tool]` attribute | `macros` (default) |
+//! | [`dialect`] | each provider's tool object with a report of what changed, `strip_strict_nulls`, `parse_tool_call` | `dialect` (default) |
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
@@ -41,6 +42,9 @@ pub use actuator_tool_core as tool_core;
 
 #[cfg(feature = "macros")]
 pub use actuator_tool_macros::tool;
+
+#[cfg(feature = "dialect")]
+pub use actuator_dialect as dialect;
 
 #[cfg(feature = "exec")]
 pub use actuator_events as events;

@@ -3,9 +3,9 @@
 //! The conversation vocabulary shared by every layer of Actuator:
 //!
 //! - [`ChatMessage`] (system, user, assistant, tool), each with a unique id, content and source;
-//! - [`ToolCall`], [`parse_tool_call`] (the reference's recovery rules for raw provider
-//!   arguments) and [`format_function_call`] (`name(k='v', n=3)`, shared by approval, views
-//!   and message filters);
+//! - [`ToolCall`] and [`format_function_call`] (`name(k='v', n=3)`, shared by approval, views
+//!   and message filters); a provider's raw argument text becomes a `ToolCall` through
+//!   `actuator_dialect::parse_tool_call`;
 //! - [`ModelOutput`], [`StopReason`], [`ModelUsage`], [`GenerateConfig`];
 //! - the object-safe [`Model`] trait, [`resolve_tool_choice`], and the test models
 //!   [`ScriptedModel`] and [`FunctionModel`], the embedded default of the examples.
@@ -17,10 +17,7 @@ pub use message::{
 };
 
 mod tool_call;
-pub use tool_call::{
-    DEFAULT_CALL_WIDTH, MAX_SHOWN_ARGUMENT_BYTES, ToolCall, ToolCallKind, format_function_call,
-    parse_tool_call,
-};
+pub use tool_call::{DEFAULT_CALL_WIDTH, ToolCall, ToolCallKind, format_function_call};
 
 mod output;
 pub use output::{ChatCompletionChoice, ModelOutput, ModelUsage, StopReason};

@@ -8,8 +8,8 @@
 //! Measured here (divan): the constructors `add_tool()` and `search_tool()` after their first
 //! use, `info_arc()`, a deep copy of the `ToolInfo`, the schema build that the first use runs
 //! (the same `ParamsBuilder` chain `#[tool]` expands to, done again each iteration: the
-//! analogue of Inspect's cold extraction), the validator compilation, the schema as a JSON
-//! value, and each provider dialect on the 5-parameter `search` tool.
+//! analogue of Inspect's cold extraction), the validator compilation, and the schema as a JSON
+//! value. Each provider dialect on the `search` tool is `actuator-dialect`'s `dialect` bench.
 //!
 //! `schema --first-construction` instead measures, in this fresh process, the first
 //! `search_tool()` call (schema built) and its first `validate` (validator compiled), prints
@@ -20,7 +20,7 @@ mod fixture;
 
 use std::time::Instant;
 
-use actuator_tool_core::{ArgumentValidator, ParamsBuilder, ToolInfo, dialect};
+use actuator_tool_core::{ArgumentValidator, ParamsBuilder, ToolInfo};
 use divan::{Bencher, black_box};
 use fixture::{Mode, add_tool, search_tool};
 use serde_json::json;
@@ -119,37 +119,4 @@ fn search_validator_compile(bencher: Bencher<'_, '_>) {
 fn search_params_to_value(bencher: Bencher<'_, '_>) {
     let tool = search_tool();
     bencher.bench_local(|| black_box(&tool).parameters().to_value());
-}
-
-/// Each provider dialect rendering the `search` tool.
-mod dialects {
-    use super::*;
-
-    /// MCP: the schema as is.
-    #[divan::bench]
-    fn mcp(bencher: Bencher<'_, '_>) {
-        let tool = search_tool();
-        bencher.bench_local(|| dialect::mcp(black_box(tool.info())));
-    }
-
-    /// OpenAI strict mode: closed objects, optional made nullable, unsupported keywords moved.
-    #[divan::bench]
-    fn openai_strict(bencher: Bencher<'_, '_>) {
-        let tool = search_tool();
-        bencher.bench_local(|| dialect::openai_strict(black_box(tool.info())));
-    }
-
-    /// Anthropic: `input_schema`.
-    #[divan::bench]
-    fn anthropic(bencher: Bencher<'_, '_>) {
-        let tool = search_tool();
-        bencher.bench_local(|| dialect::anthropic(black_box(tool.info())));
-    }
-
-    /// Gemini: an OpenAPI 3.0 subset.
-    #[divan::bench]
-    fn gemini(bencher: Bencher<'_, '_>) {
-        let tool = search_tool();
-        bencher.bench_local(|| dialect::gemini(black_box(tool.info())));
-    }
 }

@@ -12,7 +12,9 @@
 //! - Argument validation against the compiled JSON Schema ([`ArgumentValidator`]) and
 //!   deserialization into typed parameters ([`ToolArgs`]).
 //! - [`truncate_tool_output`]: the envelope a model sees when output is too long.
-//! - [`dialect`]: the schema each provider accepts, with a report of what was rewritten.
+//!
+//! Rendering a tool for a provider (MCP, OpenAI, Anthropic, Gemini) is the job of
+//! `actuator-dialect`.
 
 mod info;
 pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
@@ -47,8 +49,6 @@ pub use context::{Extensions, ToolContext};
 
 mod def;
 pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
-
-pub mod dialect;
 
 mod truncate;
 pub use truncate::{DEFAULT_MAX_OUTPUT, Truncated, truncate_tool_output};

@@ -2,7 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use actuator_model::{ToolCallKind, parse_tool_call};
+use actuator_dialect::parse_tool_call;
+use actuator_model::ToolCallKind;
 use actuator_tool_core::{ToolInfo, ToolParams};
 use proptest::prelude::*;
 use serde_json::json;

@@ -13,7 +13,7 @@ mod samples;
 
 mod openai_spec;
 
-use actuator_tool_core::dialect;
+use actuator_dialect as dialect;
 use openai_spec::{check, nullable_to_null_type, spec};
 use proptest::prelude::*;
 use samples::{arb_json, sample, samples, tool};

@@ -1,7 +1,11 @@
-//! Provider schema dialects: a [`ToolInfo`] rendered as each provider's tool object, with a
-//! report of everything that had to change.
+//! # actuator-dialect
 //!
-//! Actuator describes parameters in JSON Schema 2020-12 ([`ToolParams`](crate::ToolParams)). Providers accept
+//! Provider schema dialects: a [`ToolInfo`] rendered as each provider's tool object, with a
+//! report of everything that had to change. The provider side of a call lives here too:
+//! [`parse_tool_call`] turns a provider's raw argument text into a `ToolCall`, and
+//! [`strip_strict_nulls`] undoes OpenAI strict mode's `null`s before validation.
+//!
+//! Actuator describes parameters in JSON Schema 2020-12 ([`ToolParams`](actuator_tool_core::ToolParams)). Providers accept
 //! different subsets of it, so each dialect rewrites the schema into what its provider accepts
 //! and returns a [`DialectReport`] listing every keyword dropped, moved into a description or
 //! rewritten, with a JSON pointer into the original schema.
@@ -25,7 +29,7 @@
 //! The schema goes out as is, `$defs` included: MCP tools take JSON Schema.
 //!
 //! ```
-//! use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+//! use actuator_tool_core::{ToolInfo, ToolParams};
 //! use serde_json::json;
 //!
 //! let mut params = ToolParams::default();
@@ -33,7 +37,7 @@
 //! params.required.push("path".into());
 //! let info = ToolInfo::new("read", "Read a file.", params);
 //!
-//! let rendered = dialect::mcp(&info);
+//! let rendered = actuator_dialect::mcp(&info);
 //! assert_eq!(rendered.tool["inputSchema"], info.parameters_schema());
 //! assert!(rendered.report.is_empty());
 //! ```
@@ -74,7 +78,8 @@
 //! lists only those places ([`ChangeKind::Unsupported`]).
 //!
 //! ```
-//! use actuator_tool_core::{ToolInfo, ToolParams, dialect::{self, ChangeKind}};
+//! use actuator_dialect::ChangeKind;
+//! use actuator_tool_core::{ToolInfo, ToolParams};
 //! use serde_json::json;
 //!
 //! let mut params = ToolParams::default();
@@ -83,7 +88,7 @@
 //! params.required.push("path".into());
 //! let info = ToolInfo::new("read", "Read a file.", params);
 //!
-//! let rendered = dialect::openai_strict(&info);
+//! let rendered = actuator_dialect::openai_strict(&info);
 //! let function = &rendered.tool["function"];
 //! assert_eq!(function["strict"], true);
 //! assert_eq!(function["parameters"]["required"], json!(["path", "limit"]));
@@ -100,14 +105,14 @@
 //! Anthropic takes JSON Schema as `input_schema`; only `$schema` keywords are removed.
 //!
 //! ```
-//! use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+//! use actuator_tool_core::{ToolInfo, ToolParams};
 //! use serde_json::json;
 //!
 //! let mut params = ToolParams::default();
 //! params.properties.insert("when".into(), json!({"type": "string", "format": "date-time"}));
 //! let info = ToolInfo::new("remind", "Set a reminder.", params);
 //!
-//! let rendered = dialect::anthropic(&info);
+//! let rendered = actuator_dialect::anthropic(&info);
 //! assert_eq!(rendered.tool["input_schema"], info.parameters_schema());
 //! assert!(rendered.report.is_empty());
 //! ```
@@ -140,14 +145,14 @@
 //!   properties). Names Gemini would reject are reported, not changed.
 //!
 //! ```
-//! use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+//! use actuator_tool_core::{ToolInfo, ToolParams};
 //! use serde_json::json;
 //!
 //! let mut params = ToolParams::default();
 //! params.properties.insert("level".into(), json!({"type": ["integer", "null"], "enum": [1, 2, 3, null]}));
 //! let info = ToolInfo::new("set_level", "Set the level.", params);
 //!
-//! let rendered = dialect::gemini(&info);
+//! let rendered = actuator_dialect::gemini(&info);
 //! assert_eq!(
 //!     rendered.tool["parameters"]["properties"]["level"],
 //!     json!({"type": "integer", "nullable": true, "description": "Allowed values: 1, 2, 3."})
@@ -158,25 +163,29 @@
 //! [`ChangeKind::Invalid`] and rendered as well as possible.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
-use crate::ToolInfo;
+use actuator_tool_core::ToolInfo;
 
 mod gemini;
 mod nulls;
 mod openai;
+mod parse;
 mod report;
 mod schema;
+mod walk;
 
 pub use gemini::GEMINI_MAX_REF_DEPTH;
 pub use nulls::strip_strict_nulls;
+pub use parse::{MAX_SHOWN_ARGUMENT_BYTES, parse_tool_call};
 pub use report::{ChangeKind, DialectReport, Rendered, SchemaChange};
 
-use schema::{MAX_DEPTH, child, index};
+use walk::At;
 
 /// The providers a tool can be rendered for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Dialect {
     /// MCP `tools/list` entries: JSON Schema 2020-12 as is ([`mcp`]).
     Mcp,
@@ -200,9 +209,10 @@ impl Dialect {
     /// Renders a tool in this dialect.
     ///
     /// ```
-    /// use actuator_tool_core::{ToolInfo, ToolParams, dialect::{self, Dialect}};
+    /// use actuator_dialect::Dialect;
+    /// use actuator_tool_core::{ToolInfo, ToolParams};
     /// let info = ToolInfo::new("ping", "Ping.", ToolParams::default());
-    /// assert_eq!(Dialect::Gemini.render(&info), dialect::gemini(&info));
+    /// assert_eq!(Dialect::Gemini.render(&info), actuator_dialect::gemini(&info));
     /// for dialect in Dialect::ALL {
     ///     println!("{dialect}: {}", dialect.render(&info).tool);
     /// }
@@ -249,7 +259,7 @@ pub fn mcp(info: &ToolInfo) -> Rendered {
 /// Renders a tool as an OpenAI chat-completions function tool in strict mode:
 /// `{"type": "function", "function": {"name", "description", "parameters", "strict": true}}`.
 ///
-/// See [the module docs](self#openai-strict-mode) for the rules, and for the fallback to
+/// See [the crate docs](crate#openai-strict-mode) for the rules, and for the fallback to
 /// `"strict": false` when the schema cannot be strict.
 pub fn openai_strict(info: &ToolInfo) -> Rendered {
     openai::render(info)
@@ -262,7 +272,15 @@ pub fn openai_strict(info: &ToolInfo) -> Rendered {
 pub fn anthropic(info: &ToolInfo) -> Rendered {
     let mut schema = info.parameters.to_value();
     let mut report = DialectReport::default();
-    remove_dollar_schema(&mut schema, "", 0, &mut report);
+    walk::visit_mut(&mut schema, &At::root(), &mut |m, at| {
+        if m.shift_remove("$schema").is_some() {
+            report.push(
+                at.keyword("$schema"),
+                ChangeKind::Dropped,
+                "$schema is not accepted in a tool's input_schema",
+            );
+        }
+    });
     Rendered {
         tool: json!({
             "name": info.name,
@@ -276,66 +294,7 @@ pub fn anthropic(info: &ToolInfo) -> Rendered {
 /// Renders a tool as a Gemini `FunctionDeclaration`: `{"name", "description", "parameters"}`,
 /// the parameters in Gemini's OpenAPI 3.0 subset.
 ///
-/// See [the module docs](self#gemini) for the rules.
+/// See [the crate docs](crate#gemini) for the rules.
 pub fn gemini(info: &ToolInfo) -> Rendered {
     gemini::render(info)
-}
-
-/// Removes `$schema` from a schema and all its subschemas.
-fn remove_dollar_schema(v: &mut Value, path: &str, depth: usize, report: &mut DialectReport) {
-    let Value::Object(m) = v else {
-        return;
-    };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if m.shift_remove("$schema").is_some() {
-        report.push(
-            child(path, "$schema"),
-            ChangeKind::Dropped,
-            "$schema is not accepted in a tool's input_schema",
-        );
-    }
-    for (key, sub) in m.iter_mut() {
-        let at = child(path, key);
-        match key.as_str() {
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "additionalItems" => match sub {
-                Value::Array(items) => each_indexed(items, &at, depth, report),
-                _ => remove_dollar_schema(sub, &at, depth + 1, report),
-            },
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                if let Value::Object(subs) = sub {
-                    each_named(subs, &at, depth, report);
-                }
-            }
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                if let Value::Array(items) = sub {
-                    each_indexed(items, &at, depth, report);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn each_indexed(items: &mut [Value], at: &str, depth: usize, report: &mut DialectReport) {
-    for (i, item) in items.iter_mut().enumerate() {
-        remove_dollar_schema(item, &index(at, i), depth + 1, report);
-    }
-}
-
-fn each_named(subs: &mut Map<String, Value>, at: &str, depth: usize, report: &mut DialectReport) {
-    for (name, sub) in subs.iter_mut() {
-        remove_dollar_schema(sub, &child(at, name), depth + 1, report);
-    }
 }

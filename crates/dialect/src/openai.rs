@@ -2,12 +2,13 @@
 
 use serde_json::{Map, Value, json};
 
-use super::report::{ChangeKind, DialectReport, Rendered};
-use super::schema::{
-    MAX_DEPTH, accepts_null, append_description, child, hint, index, is_non_assertion, json_kind,
-    merge_all_of, merged, resolve_ref, tuple_items, tuple_note, type_names,
+use actuator_tool_core::ToolInfo;
+
+use crate::report::{ChangeKind, DialectReport, Rendered};
+use crate::schema::{
+    accepts_null, append_description, hint, merge_all_of, merged, resolve_ref, type_names,
 };
-use crate::ToolInfo;
+use crate::walk::{self, At, Rewrite, child};
 
 /// The string formats strict mode supports.
 const FORMATS: &[&str] = &[
@@ -55,7 +56,7 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
         nesting_reported: false,
         inlining: Vec::new(),
     };
-    let rewritten = strict.schema(&schema, "", 0, 1);
+    let rewritten = walk::rewrite(&mut strict, &schema, &At::root());
     if strict.properties > MAX_PROPERTIES {
         strict.report.push(
             "",
@@ -122,85 +123,56 @@ struct Strict<'a> {
     inlining: Vec<String>,
 }
 
-impl Strict<'_> {
-    fn block(&mut self, path: &str, what: &str) {
-        self.blockers.push(
-            path,
-            ChangeKind::Unsupported,
-            format!(
-                "{what}, which strict mode cannot express; the tool is rendered with \
-                 \"strict\": false and its schema unchanged"
-            ),
-        );
+impl Rewrite for Strict<'_> {
+    const PROVIDER: &'static str = "strict mode";
+    const FALLBACK: &'static str = "rendered as is";
+
+    fn report(&mut self) -> &mut DialectReport {
+        &mut self.report
     }
 
-    /// Rewrites one schema. `nesting` counts the objects around it (the root is level 1).
-    fn schema(&mut self, v: &Value, path: &str, depth: usize, nesting: usize) -> Value {
-        if depth > MAX_DEPTH {
-            self.report.push(
-                path,
-                ChangeKind::Invalid,
-                "nested too deeply to follow; rendered as is",
-            );
-            return v.clone();
-        }
-        match v {
-            Value::Bool(true) => {
-                self.block(path, "this schema (`true`) accepts any JSON value");
-                v.clone()
-            }
-            Value::Bool(false) => v.clone(),
-            Value::Object(m) => self.object(m, path, depth, nesting),
-            other => {
-                self.report.push(
-                    path,
-                    ChangeKind::Invalid,
-                    format!(
-                        "a schema must be an object or a boolean, found {}; rendered as is",
-                        json_kind(other)
-                    ),
-                );
-                v.clone()
-            }
-        }
+    fn fallback(&self, schema: &Value) -> Value {
+        schema.clone()
     }
 
-    fn object(
-        &mut self,
-        m: &Map<String, Value>,
-        path: &str,
-        depth: usize,
-        nesting: usize,
-    ) -> Value {
-        if let Some(value) = self.inline_ref_with_siblings(m, path, depth, nesting) {
+    fn any(&self) -> Value {
+        Value::Bool(true)
+    }
+
+    fn boolean(&mut self, schema: &Value, at: &At) -> Value {
+        if schema == &Value::Bool(true) {
+            self.block(&at.path, "this schema (`true`) accepts any JSON value");
+        }
+        schema.clone()
+    }
+
+    /// Rewrites one schema object; `place.objects` counts the objects around it.
+    fn object(&mut self, m: &Map<String, Value>, place: &At) -> Value {
+        if let Some(value) = self.inline_ref_with_siblings(m, place) {
             return value;
         }
         if let Some(single) = merge_all_of(m) {
             self.report.push(
-                child(path, "allOf"),
+                place.keyword("allOf"),
                 ChangeKind::Rewritten,
                 "the allOf was merged into its schema (strict mode has no allOf)",
             );
-            return self.object(&single, path, depth + 1, nesting);
+            return self.object(&single, &place.again());
         }
 
         let is_string = type_names(m.get("type"), "string");
         let mut out = Map::new();
         let mut hints = Vec::new();
         for (key, val) in m {
-            let at = child(path, key);
+            let at = place.keyword(key);
             match key.as_str() {
                 "properties" => {
-                    let Value::Object(props) = val else {
-                        self.invalid(&at, "\"properties\" must be an object; dropped");
+                    if let Value::Object(props) = val {
+                        self.properties += props.len();
+                    }
+                    let Some(rewritten) = walk::rewrite_named(self, val, place, key) else {
                         continue;
                     };
-                    self.properties += props.len();
-                    let mut rewritten = Map::new();
-                    for (name, sub) in props {
-                        let sub = self.schema(sub, &child(&at, name), depth + 1, nesting + 1);
-                        rewritten.insert(name.clone(), sub);
-                    }
                     out.insert(key.clone(), Value::Object(rewritten));
                     // Placeholders keep `required` and `additionalProperties` next to the
                     // properties; `close_object` fills them in.
@@ -234,11 +206,11 @@ impl Strict<'_> {
                 }
                 "items" => match val {
                     Value::Array(_) if !m.contains_key("prefixItems") => {
-                        let items = self.tuple(val, None, &at, depth, nesting);
+                        let items = walk::rewrite_tuple(self, val, None, place, key);
                         out.insert(key.clone(), items);
                     }
                     Value::Object(_) | Value::Bool(_) if !m.contains_key("prefixItems") => {
-                        let items = self.schema(val, &at, depth + 1, nesting);
+                        let items = walk::rewrite(self, val, &place.sub(key));
                         out.insert(key.clone(), items);
                     }
                     // Handled with `prefixItems`.
@@ -246,15 +218,11 @@ impl Strict<'_> {
                     _ => self.invalid(&at, "\"items\" must be a schema; dropped"),
                 },
                 "prefixItems" => {
-                    let items = self.tuple(val, m.get("items"), &at, depth, nesting);
+                    let items = walk::rewrite_tuple(self, val, m.get("items"), place, key);
                     out.insert("items".into(), items);
                 }
                 "anyOf" | "oneOf" => {
-                    let Value::Array(branches) = val else {
-                        self.invalid(&at, &format!("\"{key}\" must be an array; dropped"));
-                        continue;
-                    };
-                    if key == "oneOf" && m.contains_key("anyOf") {
+                    if key == "oneOf" && m.contains_key("anyOf") && val.is_array() {
                         self.report.push(
                             &at,
                             ChangeKind::Dropped,
@@ -263,11 +231,9 @@ impl Strict<'_> {
                         );
                         continue;
                     }
-                    let branches = branches
-                        .iter()
-                        .enumerate()
-                        .map(|(i, b)| self.schema(b, &index(&at, i), depth + 1, nesting))
-                        .collect();
+                    let Some(branches) = walk::rewrite_indexed(self, val, place, key) else {
+                        continue;
+                    };
                     if key == "oneOf" {
                         self.report.push(
                             &at,
@@ -279,16 +245,9 @@ impl Strict<'_> {
                     out.insert("anyOf".into(), Value::Array(branches));
                 }
                 "$defs" | "definitions" => {
-                    let Value::Object(defs) = val else {
-                        self.invalid(&at, &format!("\"{key}\" must be an object; dropped"));
-                        continue;
-                    };
-                    let mut rewritten = Map::new();
-                    for (name, sub) in defs {
-                        let sub = self.schema(sub, &child(&at, name), depth + 1, 1);
-                        rewritten.insert(name.clone(), sub);
+                    if let Some(rewritten) = walk::rewrite_named(self, val, place, key) {
+                        out.insert(key.clone(), Value::Object(rewritten));
                     }
-                    out.insert(key.clone(), Value::Object(rewritten));
                 }
                 "format" => match val.as_str() {
                     Some(f) if FORMATS.contains(&f) => {
@@ -356,24 +315,35 @@ impl Strict<'_> {
             }
         }
         append_description(&mut out, &hints);
-        self.close_object(&mut out, path, nesting);
+        self.close_object(&mut out, place);
         if !is_typed(&out) {
-            self.block(path, "this schema has no type and accepts any JSON value");
+            self.block(
+                &place.path,
+                "this schema has no type and accepts any JSON value",
+            );
         }
         Value::Object(out)
+    }
+}
+
+impl Strict<'_> {
+    fn block(&mut self, path: &str, what: &str) {
+        self.blockers.push(
+            path,
+            ChangeKind::Unsupported,
+            format!(
+                "{what}, which strict mode cannot express; the tool is rendered with \
+                 \"strict\": false and its schema unchanged"
+            ),
+        );
     }
 
     /// Strict mode rejects `$ref` with sibling keywords: the definition is inlined one level
     /// with the siblings on top. `None` when there is nothing to do.
-    fn inline_ref_with_siblings(
-        &mut self,
-        m: &Map<String, Value>,
-        path: &str,
-        depth: usize,
-        nesting: usize,
-    ) -> Option<Value> {
+    fn inline_ref_with_siblings(&mut self, m: &Map<String, Value>, place: &At) -> Option<Value> {
+        let path = place.path.as_str();
         let reference = m.get("$ref")?;
-        let at = child(path, "$ref");
+        let at = place.keyword("$ref");
         let Some(reference) = reference.as_str() else {
             self.invalid(&at, "\"$ref\" must be a string; rendered as is");
             return None;
@@ -416,14 +386,15 @@ impl Strict<'_> {
         inlined.shift_remove("$defs");
         inlined.shift_remove("definitions");
         self.inlining.push(reference.to_owned());
-        let out = self.object(&inlined, path, depth + 1, nesting);
+        let out = self.object(&inlined, &place.again());
         self.inlining.pop();
         Some(out)
     }
 
     /// Strict mode needs every object closed and every property required: optional properties
     /// become nullable.
-    fn close_object(&mut self, out: &mut Map<String, Value>, path: &str, nesting: usize) {
+    fn close_object(&mut self, out: &mut Map<String, Value>, place: &At) {
+        let (path, nesting) = (place.path.as_str(), place.objects);
         let is_object = type_names(out.get("type"), "object") || out.contains_key("properties");
         if !is_object {
             return;
@@ -508,50 +479,6 @@ impl Strict<'_> {
             }
             out.insert("additionalProperties".into(), Value::Bool(false));
         }
-    }
-
-    /// A tuple (`prefixItems`, or draft-04 array `items`) becomes an array whose items may be
-    /// any of the element schemas; `minItems`/`maxItems` keep its length.
-    fn tuple(
-        &mut self,
-        elements: &Value,
-        rest: Option<&Value>,
-        at: &str,
-        depth: usize,
-        nesting: usize,
-    ) -> Value {
-        match tuple_items(elements, rest, at, |s, path| {
-            self.schema(s, path, depth + 1, nesting)
-        }) {
-            Some(items) => {
-                self.report
-                    .push(at, ChangeKind::Rewritten, tuple_note("strict mode"));
-                items
-            }
-            None => {
-                self.invalid(
-                    at,
-                    "a tuple must be an array of schemas; rendered as any item",
-                );
-                Value::Bool(true)
-            }
-        }
-    }
-
-    fn invalid(&mut self, at: &str, detail: &str) {
-        self.report.push(at, ChangeKind::Invalid, detail);
-    }
-
-    fn dropped(&mut self, at: &str, key: &str) {
-        let detail = if is_non_assertion(key) {
-            format!("\"{key}\" is not supported by strict mode")
-        } else {
-            format!(
-                "\"{key}\" is not supported by strict mode; it is enforced by Actuator's validation \
-                 only"
-            )
-        };
-        self.report.push(at, ChangeKind::Dropped, detail);
     }
 }
 

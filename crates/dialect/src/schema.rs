@@ -1,35 +1,14 @@
-//! Helpers shared by the dialects: JSON pointers, `$ref` resolution, null acceptance and the
-//! description hints that carry dropped keywords to the model.
+//! Helpers shared by the dialects: `$ref` resolution, null acceptance, branch matching, `allOf`
+//! merging and the description hints that carry dropped keywords to the model. The walking
+//! itself (pointers, depth, fuel) is in [`walk`](crate::walk).
 
 use serde_json::{Map, Value};
 
-/// How deep the walkers follow nested schemas before giving up on a branch. Keeps a
-/// pathological (or self-referencing) schema from exhausting the stack.
-pub(super) const MAX_DEPTH: usize = 96;
-
-/// `path` extended by one reference token, escaped as RFC 6901 requires.
-pub(super) fn child(path: &str, token: &str) -> String {
-    let mut out = String::with_capacity(path.len() + token.len() + 1);
-    out.push_str(path);
-    out.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `path` extended by an array index.
-pub(super) fn index(path: &str, i: usize) -> String {
-    format!("{path}/{i}")
-}
+use crate::walk::{Fuel, Step, ref_target};
 
 /// Resolves a local reference (`#`, `#/$defs/Name`, any `#/json/pointer`) against the root
 /// schema. Returns the target and its JSON pointer; `None` for remote or dangling references.
-pub(super) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
+pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
     let fragment = reference.strip_prefix('#')?;
     let pointer = percent_decode(fragment)?;
     if !(pointer.is_empty() || pointer.starts_with('/')) {
@@ -61,12 +40,12 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// The last segment of a reference, for messages (`#/$defs/Node` → `Node`).
-pub(super) fn ref_name(reference: &str) -> &str {
+pub(crate) fn ref_name(reference: &str) -> &str {
     reference.rsplit('/').next().unwrap_or(reference)
 }
 
 /// Whether `type` (a string or an array of strings) names `name`.
-pub(super) fn type_names(ty: Option<&Value>, name: &str) -> bool {
+pub(crate) fn type_names(ty: Option<&Value>, name: &str) -> bool {
     match ty {
         Some(Value::String(t)) => t == name,
         Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
@@ -75,7 +54,7 @@ pub(super) fn type_names(ty: Option<&Value>, name: &str) -> bool {
 }
 
 /// The JSON Schema type names of a value.
-pub(super) fn value_matches_type(value: &Value, ty: &str) -> bool {
+pub(crate) fn value_matches_type(value: &Value, ty: &str) -> bool {
     match ty {
         "null" => value.is_null(),
         "boolean" => value.is_boolean(),
@@ -93,27 +72,20 @@ pub(super) fn value_matches_type(value: &Value, ty: &str) -> bool {
     }
 }
 
-/// How many subschemas one `accepts_null`/`could_match`/null-stripping walk visits at most:
-/// references can make a small schema describe an exponentially large tree.
-pub(super) const FUEL: usize = 10_000;
-
 /// Whether a schema accepts `null`, following local references. Errs towards `true` for what it
 /// cannot tell (malformed parts, runaway references), which callers treat as "leave alone".
-pub(super) fn accepts_null(root: &Value, schema: &Value) -> bool {
-    accepts_null_with(root, schema, 0, &mut FUEL.clone())
+pub(crate) fn accepts_null(root: &Value, schema: &Value) -> bool {
+    accepts_null_with(root, schema, 0, &mut Fuel::new())
 }
 
-fn accepts_null_with(root: &Value, schema: &Value, depth: usize, fuel: &mut usize) -> bool {
-    let Value::Object(m) = schema else {
+fn accepts_null_with(root: &Value, schema: &Value, depth: usize, fuel: &mut Fuel) -> bool {
+    let m = match fuel.enter(schema, depth) {
+        Step::Keywords(m) => m,
         // `true` accepts everything, `false` nothing; anything else is malformed.
-        return !matches!(schema, Value::Bool(false));
+        Step::NotObject => return !matches!(schema, Value::Bool(false)),
+        Step::Exhausted => return true,
     };
-    if *fuel == 0 || depth > MAX_DEPTH {
-        return true;
-    }
-    *fuel -= 1;
-    if let Some(reference) = m.get("$ref").and_then(Value::as_str)
-        && let Some((target, _)) = resolve_ref(root, reference)
+    if let Some(target) = ref_target(root, m)
         && !accepts_null_with(root, target, depth + 1, fuel)
     {
         return false;
@@ -156,8 +128,8 @@ fn accepts_null_with(root: &Value, schema: &Value, depth: usize, fuel: &mut usiz
 /// Whether a value could be an instance of a schema, judged by its outer shape only: type,
 /// `const`/`enum`, and for objects the required and (when closed) the allowed property names.
 /// Used to pick the one `anyOf`/`oneOf` branch a value belongs to.
-pub(super) fn could_match(root: &Value, schema: &Value, value: &Value) -> bool {
-    could_match_with(root, schema, value, 0, &mut FUEL.clone())
+pub(crate) fn could_match(root: &Value, schema: &Value, value: &Value) -> bool {
+    could_match_with(root, schema, value, 0, &mut Fuel::new())
 }
 
 fn could_match_with(
@@ -165,17 +137,14 @@ fn could_match_with(
     schema: &Value,
     value: &Value,
     depth: usize,
-    fuel: &mut usize,
+    fuel: &mut Fuel,
 ) -> bool {
-    let Value::Object(m) = schema else {
-        return !matches!(schema, Value::Bool(false));
+    let m = match fuel.enter(schema, depth) {
+        Step::Keywords(m) => m,
+        Step::NotObject => return !matches!(schema, Value::Bool(false)),
+        Step::Exhausted => return true,
     };
-    if *fuel == 0 || depth > MAX_DEPTH {
-        return true;
-    }
-    *fuel -= 1;
-    if let Some(reference) = m.get("$ref").and_then(Value::as_str)
-        && let Some((target, _)) = resolve_ref(root, reference)
+    if let Some(target) = ref_target(root, m)
         && !could_match_with(root, target, value, depth + 1, fuel)
     {
         return false;
@@ -222,7 +191,7 @@ fn could_match_with(
 }
 
 /// A short name for the JSON type of a value, for messages.
-pub(super) fn json_kind(value: &Value) -> &'static str {
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -235,7 +204,7 @@ pub(super) fn json_kind(value: &Value) -> &'static str {
 
 /// The sentence appended to a description for a keyword a dialect drops, when the model
 /// benefits from knowing it. `None` for keywords that only matter to validation.
-pub(super) fn hint(keyword: &str, value: &Value) -> Option<String> {
+pub(crate) fn hint(keyword: &str, value: &Value) -> Option<String> {
     let text = match keyword {
         "format" => format!("Format: {}.", value.as_str()?),
         "default" => format!("Default: {value}."),
@@ -270,7 +239,7 @@ pub(super) fn hint(keyword: &str, value: &Value) -> Option<String> {
 }
 
 /// Values as compact JSON, comma separated.
-pub(super) fn join_values(values: &[Value]) -> String {
+pub(crate) fn join_values(values: &[Value]) -> String {
     values
         .iter()
         .map(Value::to_string)
@@ -279,7 +248,7 @@ pub(super) fn join_values(values: &[Value]) -> String {
 }
 
 /// Appends sentences to a schema's description (creating it when absent).
-pub(super) fn append_description(out: &mut Map<String, Value>, hints: &[String]) {
+pub(crate) fn append_description(out: &mut Map<String, Value>, hints: &[String]) {
     if hints.is_empty() {
         return;
     }
@@ -300,7 +269,7 @@ pub(super) fn append_description(out: &mut Map<String, Value>, hints: &[String])
 }
 
 /// Merges `overlay` onto a copy of `base`: the overlay's keys win, the base's order comes first.
-pub(super) fn merged(
+pub(crate) fn merged(
     base: &Map<String, Value>,
     overlay: &Map<String, Value>,
     skip: &str,
@@ -316,7 +285,7 @@ pub(super) fn merged(
 
 /// Keywords that only annotate a schema; they may sit next to anything without changing which
 /// values it accepts.
-pub(super) fn is_annotation(keyword: &str) -> bool {
+pub(crate) fn is_annotation(keyword: &str) -> bool {
     matches!(
         keyword,
         "description" | "title" | "default" | "examples" | "example" | "deprecated" | "$comment"
@@ -345,7 +314,7 @@ const COUPLED: &[&[&str]] = &[
 /// An `allOf` whose elements share no constraint keyword with each other or with their parent
 /// can be merged into the parent without changing what it accepts (the elements of an `allOf`
 /// all apply, as the keywords of one schema do). Returns the merged schema.
-pub(super) fn merge_all_of(m: &Map<String, Value>) -> Option<Map<String, Value>> {
+pub(crate) fn merge_all_of(m: &Map<String, Value>) -> Option<Map<String, Value>> {
     let Some(Value::Array(all)) = m.get("allOf") else {
         return None;
     };
@@ -388,7 +357,7 @@ pub(super) fn merge_all_of(m: &Map<String, Value>) -> Option<Map<String, Value>>
 
 /// Keywords that never reject a value: dropping one loses nothing Actuator's validation would
 /// enforce.
-pub(super) fn is_non_assertion(keyword: &str) -> bool {
+pub(crate) fn is_non_assertion(keyword: &str) -> bool {
     is_annotation(keyword)
         || matches!(
             keyword,
@@ -405,57 +374,10 @@ pub(super) fn is_non_assertion(keyword: &str) -> bool {
         )
 }
 
-/// Tuple element schemas (`prefixItems`, plus a trailing `items` schema) as one item schema for
-/// dialects without tuples: each distinct rendered element is one `anyOf` branch. `render`
-/// renders a subschema at a path. `None` when `elements` is not an array of schemas.
-pub(super) fn tuple_items(
-    elements: &Value,
-    rest: Option<&Value>,
-    at: &str,
-    mut render: impl FnMut(&Value, &str) -> Value,
-) -> Option<Value> {
-    let Value::Array(elements) = elements else {
-        return None;
-    };
-    let mut union: Vec<Value> = Vec::new();
-    for (i, element) in elements.iter().enumerate() {
-        let element = render(element, &index(at, i));
-        if !union.contains(&element) {
-            union.push(element);
-        }
-    }
-    if let Some(rest @ Value::Object(_)) = rest {
-        let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
-        let rest = render(rest, &child(parent, "items"));
-        if !union.contains(&rest) {
-            union.push(rest);
-        }
-    }
-    Some(match union.len() {
-        0 => serde_json::json!({}),
-        1 => union.remove(0),
-        _ => serde_json::json!({ "anyOf": union }),
-    })
-}
-
-/// The report line for a tuple rewritten by [`tuple_items`].
-pub(super) fn tuple_note(dialect: &str) -> String {
-    format!(
-        "{dialect} has no tuples: each item may match any element schema (the length is kept); \
-         positions are enforced by Actuator's validation"
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn pointers_escape_tokens() {
-        assert_eq!(child("", "a/b~c"), "/a~1b~0c");
-        assert_eq!(index("/anyOf", 2), "/anyOf/2");
-    }
 
     #[test]
     fn resolves_local_refs_only() {

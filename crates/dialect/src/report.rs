@@ -33,7 +33,7 @@ impl DialectReport {
     /// The changes of one kind.
     ///
     /// ```
-    /// use actuator_tool_core::dialect::{ChangeKind, DialectReport};
+    /// use actuator_dialect::{ChangeKind, DialectReport};
     /// let report = DialectReport::default();
     /// assert_eq!(report.of_kind(ChangeKind::Dropped).count(), 0);
     /// ```
@@ -80,7 +80,7 @@ pub struct SchemaChange {
     /// happened, e.g. `/properties/when/format`; empty for the root. Changes inside a definition
     /// that a provider needed inlined point into `/$defs/…`.
     ///
-    /// [`ToolParams::to_value`]: crate::ToolParams::to_value
+    /// [`ToolParams::to_value`]: actuator_tool_core::ToolParams::to_value
     pub path: String,
     /// What kind of change it was.
     pub kind: ChangeKind,
@@ -117,7 +117,7 @@ pub enum ChangeKind {
     /// A recursive `$ref` was replaced by a bare placeholder to stop the inlining.
     RecursionCut,
     /// An optional property became required and nullable (OpenAI strict mode); a `null` argument
-    /// means "not given" (see [`strip_strict_nulls`](super::strip_strict_nulls)).
+    /// means "not given" (see [`strip_strict_nulls`](crate::strip_strict_nulls)).
     MadeNullable,
     /// An optional property that already accepted `null` became required (OpenAI strict mode).
     MadeRequired,

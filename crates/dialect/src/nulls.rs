@@ -2,13 +2,14 @@
 
 use serde_json::Value;
 
-use super::schema::{FUEL, MAX_DEPTH, accepts_null, child, could_match, index, resolve_ref};
-use crate::ToolInfo;
+use crate::schema::{accepts_null, could_match};
+use crate::walk::{Fuel, Step, child, index, ref_target};
+use actuator_tool_core::ToolInfo;
 
 /// Removes the `null` arguments that stand for "not given": members whose property is optional
 /// in the tool's schema and whose schema does not accept `null`.
 ///
-/// OpenAI strict mode makes every property required, so [`openai_strict`](super::openai_strict)
+/// OpenAI strict mode makes every property required, so [`openai_strict`](crate::openai_strict)
 /// lets optional properties take `null` instead ([`ChangeKind::MadeNullable`]). The full schema
 /// that Actuator validates against does not accept that `null`; call this on the arguments
 /// before validating them, and the property is simply absent, as the tool expects. Nested
@@ -18,10 +19,10 @@ use crate::ToolInfo;
 /// Returns the JSON pointers (into `args`) of the members removed. Harmless for any other
 /// dialect: a `null` the schema accepts, or a required one, is left alone.
 ///
-/// [`ChangeKind::MadeNullable`]: super::ChangeKind::MadeNullable
+/// [`ChangeKind::MadeNullable`]: crate::ChangeKind::MadeNullable
 ///
 /// ```
-/// use actuator_tool_core::{ToolInfo, ToolParams, dialect};
+/// use actuator_tool_core::{ToolInfo, ToolParams};
 /// use serde_json::json;
 ///
 /// let mut params = ToolParams::default();
@@ -31,7 +32,7 @@ use crate::ToolInfo;
 /// let info = ToolInfo::new("read", "Read a file.", params);
 ///
 /// let mut args = json!({"path": "a.txt", "limit": null});
-/// let removed = dialect::strip_strict_nulls(&info, &mut args);
+/// let removed = actuator_dialect::strip_strict_nulls(&info, &mut args);
 /// assert_eq!(args, json!({"path": "a.txt"}));
 /// assert_eq!(removed, ["/limit"]);
 /// ```
@@ -40,7 +41,7 @@ pub fn strip_strict_nulls(info: &ToolInfo, args: &mut Value) -> Vec<String> {
     let mut walk = Strip {
         root: &schema,
         removed: Vec::new(),
-        fuel: FUEL,
+        fuel: Fuel::new(),
     };
     walk.strip(&schema, args, "", 0);
     walk.removed
@@ -49,22 +50,16 @@ pub fn strip_strict_nulls(info: &ToolInfo, args: &mut Value) -> Vec<String> {
 struct Strip<'a> {
     root: &'a Value,
     removed: Vec<String>,
-    fuel: usize,
+    fuel: Fuel,
 }
 
 impl Strip<'_> {
     fn strip(&mut self, schema: &Value, value: &mut Value, path: &str, depth: usize) {
-        let Value::Object(m) = schema else {
+        let Step::Keywords(m) = self.fuel.enter(schema, depth) else {
             return;
         };
-        if depth > MAX_DEPTH || self.fuel == 0 {
-            return;
-        }
-        self.fuel -= 1;
         let root = self.root;
-        if let Some(reference) = m.get("$ref").and_then(Value::as_str)
-            && let Some((target, _)) = resolve_ref(root, reference)
-        {
+        if let Some(target) = ref_target(root, m) {
             self.strip(target, value, path, depth + 1);
         }
         if let Some(Value::Array(all)) = m.get("allOf") {

@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use actuator_tool_core::dialect;
+use actuator_dialect as dialect;
 use jsonschema::Validator;
 use serde_json::{Map, Value, json};
 

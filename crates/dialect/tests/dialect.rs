@@ -6,8 +6,9 @@
 #[path = "dialect_samples.rs"]
 mod samples;
 
-use actuator_tool_core::dialect::{
-    self, ChangeKind, Dialect, DialectReport, GEMINI_MAX_REF_DEPTH, Rendered, strip_strict_nulls,
+use actuator_dialect::{
+    self as dialect, ChangeKind, Dialect, DialectReport, GEMINI_MAX_REF_DEPTH, Rendered,
+    strip_strict_nulls,
 };
 use proptest::prelude::*;
 use samples::{arb_json, sample, samples, tool};

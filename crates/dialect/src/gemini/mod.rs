@@ -1,13 +1,15 @@
 //! Gemini function declarations: the OpenAPI 3.0 schema subset.
 
-use serde_json::{Map, Number, Value, json};
+use serde_json::{Map, Value, json};
 
-use super::report::{ChangeKind, DialectReport, Rendered};
-use super::schema::{
-    MAX_DEPTH, append_description, child, hint, index, is_non_assertion, join_values, json_kind,
-    merge_all_of, merged, ref_name, resolve_ref, tuple_items, tuple_note, type_names,
-};
-use crate::ToolInfo;
+use actuator_tool_core::ToolInfo;
+
+use crate::report::{ChangeKind, DialectReport, Rendered};
+use crate::schema::{append_description, hint, merge_all_of, merged, ref_name, resolve_ref};
+use crate::walk::{self, At, Rewrite, child};
+
+mod keywords;
+use keywords::set_bound;
 
 /// How many times one definition may be inlined inside itself before the recursion is cut.
 pub const GEMINI_MAX_REF_DEPTH: usize = 3;
@@ -27,7 +29,7 @@ const KEPT: &[&str] = &[
     "pattern",
 ];
 
-pub(super) fn render(info: &ToolInfo) -> Rendered {
+pub(crate) fn render(info: &ToolInfo) -> Rendered {
     let schema = info.parameters.to_value();
     let mut gemini = Gemini {
         root: &schema,
@@ -64,7 +66,7 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
     // Gemini rejects an object schema with no properties; a tool without parameters leaves
     // `parameters` out, as its API documents.
     if !info.parameters.properties.is_empty() {
-        let parameters = gemini.schema(&schema, "", 0);
+        let parameters = walk::rewrite(&mut gemini, &schema, &At::root());
         tool.insert("parameters".into(), parameters);
     }
     Rendered {
@@ -90,60 +92,43 @@ struct Gemini<'a> {
     expansions: usize,
 }
 
-impl Gemini<'_> {
-    fn schema(&mut self, v: &Value, path: &str, depth: usize) -> Value {
-        if depth > MAX_DEPTH {
-            self.report.push(
-                path,
-                ChangeKind::Invalid,
-                "nested too deeply to follow; rendered as an empty schema",
-            );
-            return json!({});
-        }
-        match v {
-            Value::Object(m) => self.object(m, path, depth),
-            Value::Bool(true) => {
-                self.report.push(
-                    path,
-                    ChangeKind::Unsupported,
-                    "Gemini has no schema for \"any JSON value\"; rendered as an empty schema",
-                );
-                json!({})
-            }
-            Value::Bool(false) => {
-                self.report.push(
-                    path,
-                    ChangeKind::Unsupported,
-                    "Gemini has no schema that accepts nothing; rendered as an empty schema",
-                );
-                json!({})
-            }
-            other => {
-                self.report.push(
-                    path,
-                    ChangeKind::Invalid,
-                    format!(
-                        "a schema must be an object or a boolean, found {}; rendered as an \
-                         empty schema",
-                        json_kind(other)
-                    ),
-                );
-                json!({})
-            }
-        }
+impl Rewrite for Gemini<'_> {
+    const PROVIDER: &'static str = "Gemini";
+    const FALLBACK: &'static str = "rendered as an empty schema";
+
+    fn report(&mut self) -> &mut DialectReport {
+        &mut self.report
     }
 
-    fn object(&mut self, m: &Map<String, Value>, path: &str, depth: usize) -> Value {
+    fn fallback(&self, _: &Value) -> Value {
+        json!({})
+    }
+
+    fn any(&self) -> Value {
+        json!({})
+    }
+
+    fn boolean(&mut self, schema: &Value, at: &At) -> Value {
+        let detail = if schema == &Value::Bool(true) {
+            "Gemini has no schema for \"any JSON value\"; rendered as an empty schema"
+        } else {
+            "Gemini has no schema that accepts nothing; rendered as an empty schema"
+        };
+        self.report.push(&at.path, ChangeKind::Unsupported, detail);
+        json!({})
+    }
+
+    fn object(&mut self, m: &Map<String, Value>, place: &At) -> Value {
         if m.contains_key("$ref") {
-            return self.reference(m, path, depth);
+            return self.reference(m, place);
         }
         if let Some(single) = merge_all_of(m) {
             self.report.push(
-                child(path, "allOf"),
+                place.keyword("allOf"),
                 ChangeKind::Rewritten,
                 "the allOf was merged into its schema (Gemini has no allOf)",
             );
-            return self.object(&single, path, depth + 1);
+            return self.object(&single, &place.again());
         }
 
         let ty = first_type(m);
@@ -153,7 +138,7 @@ impl Gemini<'_> {
         // The one non-null branch of an anyOf/oneOf, merged into this schema at the end.
         let mut single_branch = None;
         for (key, val) in m {
-            let at = child(path, key);
+            let at = place.keyword(key);
             match key.as_str() {
                 "type" => self.ty(val, &at, m, &mut out, &mut nullable),
                 "anyOf" | "oneOf" => {
@@ -180,15 +165,16 @@ impl Gemini<'_> {
                     }
                     let mut kept = Vec::new();
                     for (i, branch) in branches.iter().enumerate() {
+                        let branch_at = place.indexed(key, i);
                         if is_null_only(branch) {
                             nullable = true;
                             self.report.push(
-                                index(&at, i),
+                                branch_at.path,
                                 ChangeKind::Rewritten,
                                 "the null alternative became nullable: true",
                             );
                         } else {
-                            kept.push(self.schema(branch, &index(&at, i), depth + 1));
+                            kept.push(walk::rewrite(self, branch, &branch_at));
                         }
                     }
                     if kept.len() == 1 && !m.contains_key("type") {
@@ -258,16 +244,9 @@ impl Gemini<'_> {
                     }
                 }
                 "properties" => {
-                    let Value::Object(props) = val else {
-                        self.invalid(&at, "\"properties\" must be an object; dropped");
-                        continue;
-                    };
-                    let mut rewritten = Map::new();
-                    for (name, sub) in props {
-                        let sub = self.schema(sub, &child(&at, name), depth + 1);
-                        rewritten.insert(name.clone(), sub);
+                    if let Some(rewritten) = walk::rewrite_named(self, val, place, key) {
+                        out.insert(key.clone(), Value::Object(rewritten));
                     }
-                    out.insert(key.clone(), Value::Object(rewritten));
                 }
                 "required" => match val {
                     Value::Array(names) if names.iter().all(Value::is_string) => {
@@ -277,18 +256,18 @@ impl Gemini<'_> {
                 },
                 "items" => match val {
                     Value::Array(_) if !m.contains_key("prefixItems") => {
-                        let items = self.tuple(val, None, &at, depth);
+                        let items = walk::rewrite_tuple(self, val, None, place, key);
                         out.insert(key.clone(), items);
                     }
                     Value::Object(_) | Value::Bool(_) if !m.contains_key("prefixItems") => {
-                        let items = self.schema(val, &at, depth + 1);
+                        let items = walk::rewrite(self, val, &place.sub(key));
                         out.insert(key.clone(), items);
                     }
                     Value::Object(_) | Value::Bool(_) | Value::Array(_) => {}
                     _ => self.invalid(&at, "\"items\" must be a schema; dropped"),
                 },
                 "prefixItems" => {
-                    let items = self.tuple(val, m.get("items"), &at, depth);
+                    let items = walk::rewrite_tuple(self, val, m.get("items"), place, key);
                     out.insert("items".into(), items);
                 }
                 "minimum" | "maximum" => {
@@ -331,7 +310,7 @@ impl Gemini<'_> {
                 _ => self.dropped(&at, key),
             }
         }
-        self.check_required(&mut out, path);
+        self.check_required(&mut out, &place.path);
         if let Some(Value::Object(branch)) = single_branch {
             // `anyOf: [X, null]`: X itself, nullable. The outer keywords (a description) win.
             out = merged(&branch, &out, "");
@@ -342,211 +321,13 @@ impl Gemini<'_> {
         append_description(&mut out, &hints);
         Value::Object(out)
     }
+}
 
-    /// Gemini rejects `required` names that are not properties: they are dropped.
-    fn check_required(&mut self, out: &mut Map<String, Value>, path: &str) {
-        let Some(Value::Object(props)) = out.get("properties") else {
-            return;
-        };
-        let Some(Value::Array(required)) = out.get("required") else {
-            return;
-        };
-        let (known, unknown): (Vec<Value>, Vec<Value>) = required
-            .iter()
-            .cloned()
-            .partition(|name| name.as_str().is_some_and(|n| props.contains_key(n)));
-        for name in &unknown {
-            self.invalid(
-                &child(path, "required"),
-                &format!(
-                    "required names '{}', which is not a property; dropped",
-                    name.as_str().unwrap_or_default()
-                ),
-            );
-        }
-        if !unknown.is_empty() {
-            out.insert("required".into(), Value::Array(known));
-        }
-    }
-
-    /// `type`: a list with `null` becomes the other type plus `nullable: true`; a list of
-    /// several types becomes an `anyOf`.
-    fn ty(
-        &mut self,
-        val: &Value,
-        at: &str,
-        m: &Map<String, Value>,
-        out: &mut Map<String, Value>,
-        nullable: &mut bool,
-    ) {
-        match val {
-            Value::String(_) => {
-                out.insert("type".into(), val.clone());
-            }
-            Value::Array(types) if types.iter().all(Value::is_string) => {
-                let others: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
-                if others.len() < types.len() {
-                    *nullable = true;
-                    self.report.push(
-                        at,
-                        ChangeKind::Rewritten,
-                        "a type list with \"null\" became nullable: true",
-                    );
-                }
-                match others.as_slice() {
-                    [] => {
-                        out.insert("type".into(), json!("null"));
-                    }
-                    [one] => {
-                        out.insert("type".into(), (*one).clone());
-                    }
-                    several if !m.contains_key("anyOf") && !m.contains_key("oneOf") => {
-                        let branches: Vec<Value> =
-                            several.iter().map(|t| json!({ "type": t })).collect();
-                        out.insert("anyOf".into(), Value::Array(branches));
-                        self.report.push(
-                            at,
-                            ChangeKind::Rewritten,
-                            "a list of types became an anyOf of one type each",
-                        );
-                    }
-                    _ => self.report.push(
-                        at,
-                        ChangeKind::Dropped,
-                        "a list of types next to anyOf/oneOf cannot be expressed; the type is \
-                         enforced by Actuator's validation only",
-                    ),
-                }
-            }
-            _ => self.invalid(
-                at,
-                "\"type\" must be a string or an array of strings; dropped",
-            ),
-        }
-    }
-
-    /// `enum`: `null` becomes `nullable`; string values stay; any other value moves the whole
-    /// list into the description (Gemini enums hold strings only).
-    fn enumeration(
-        &mut self,
-        val: &Value,
-        at: &str,
-        m: &Map<String, Value>,
-        out: &mut Map<String, Value>,
-        hints: &mut Vec<String>,
-        nullable: &mut bool,
-    ) {
-        let Value::Array(values) = val else {
-            self.invalid(at, "\"enum\" must be an array; dropped");
-            return;
-        };
-        let others: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
-        if others.len() < values.len() && !*nullable {
-            *nullable = true;
-            if !type_names(m.get("type"), "null") {
-                self.report.push(
-                    at,
-                    ChangeKind::Rewritten,
-                    "null among the enum values became nullable: true",
-                );
-            }
-        }
-        if others.is_empty() {
-            return;
-        }
-        if others.iter().all(Value::is_string) {
-            if !m.contains_key("type") {
-                out.insert("type".into(), json!("string"));
-            }
-            out.insert("enum".into(), Value::Array(others));
-        } else {
-            hints.push(format!("Allowed values: {}.", join_values(&others)));
-            self.report.push(
-                at,
-                ChangeKind::MovedToDescription,
-                "Gemini enums hold strings only; the allowed values are listed in the \
-                 description",
-            );
-        }
-    }
-
-    /// Exclusive bounds: exact `minimum`/`maximum` for integers, a description otherwise.
-    fn exclusive(
-        &mut self,
-        key: &str,
-        val: &Value,
-        at: &str,
-        ty: Option<&str>,
-        out: &mut Map<String, Value>,
-        hints: &mut Vec<String>,
-    ) {
-        let Some(bound) = val.as_f64() else {
-            self.invalid(at, &format!("\"{key}\" must be a number; dropped"));
-            return;
-        };
-        let lower = key == "exclusiveMinimum";
-        let inclusive = if lower {
-            bound.floor() + 1.0
-        } else {
-            bound.ceil() - 1.0
-        };
-        // Only exact for integers within the range f64 represents exactly.
-        if ty == Some("integer") && inclusive.is_finite() && inclusive.abs() < 9.0e15 {
-            let inclusive = inclusive as i64;
-            let target = if lower { "minimum" } else { "maximum" };
-            set_bound(out, target, Number::from(inclusive));
-            self.report.push(
-                at,
-                ChangeKind::Rewritten,
-                format!("{key} {val} became {target} {inclusive} (Gemini has no {key})"),
-            );
-        } else {
-            hints.extend(hint(key, val));
-            self.report.push(
-                at,
-                ChangeKind::MovedToDescription,
-                format!("\"{key}\" is not supported by Gemini"),
-            );
-        }
-    }
-
-    /// `additionalProperties`: Gemini has none. `false` is simply dropped; a map's value
-    /// schema is described in words.
-    fn additional(&mut self, val: &Value, at: &str, hints: &mut Vec<String>) {
-        match val {
-            Value::Bool(false) => self.report.push(
-                at,
-                ChangeKind::Dropped,
-                "Gemini has no additionalProperties; unknown properties are rejected by \
-                 Actuator's validation only",
-            ),
-            Value::Bool(true) => {
-                hints.push("Other properties are allowed.".to_owned());
-                self.report.push(
-                    at,
-                    ChangeKind::Unsupported,
-                    "Gemini cannot describe open objects; rendered without \
-                     additionalProperties, with a note in the description",
-                );
-            }
-            schema => {
-                hints.push(format!(
-                    "Any property names are allowed; each value must match the JSON Schema {schema}."
-                ));
-                self.report.push(
-                    at,
-                    ChangeKind::Unsupported,
-                    "Gemini cannot describe maps; rendered as an object without properties, \
-                     with the value schema in the description",
-                );
-            }
-        }
-    }
-
+impl Gemini<'_> {
     /// `$ref`: the definition is inlined (the siblings on top), down to
     /// [`GEMINI_MAX_REF_DEPTH`] nested uses of the same definition.
-    fn reference(&mut self, m: &Map<String, Value>, path: &str, depth: usize) -> Value {
-        let at = child(path, "$ref");
+    fn reference(&mut self, m: &Map<String, Value>, place: &At) -> Value {
+        let at = place.keyword("$ref");
         let siblings = merged(&Map::new(), m, "$ref");
         let reference = m.get("$ref").and_then(Value::as_str);
         let Some((reference, target, target_path)) =
@@ -557,7 +338,7 @@ impl Gemini<'_> {
                 &at,
                 &format!("{shown} does not point into this schema; dropped (Gemini has no $ref)"),
             );
-            return self.object(&siblings, path, depth + 1);
+            return self.object(&siblings, &place.again());
         };
         let nested = self.stack.iter().filter(|r| *r == reference).count();
         if nested >= GEMINI_MAX_REF_DEPTH || self.expansions >= MAX_EXPANSIONS {
@@ -583,49 +364,14 @@ impl Gemini<'_> {
             format!("'{reference}' was inlined (Gemini has no $ref)"),
         );
         self.stack.push(reference.to_owned());
+        // Changes inside the definition are reported at the definition's own path.
+        let target_at = place.jump(target_path);
         let out = match target {
-            // Changes inside the definition are reported at the definition's own path.
-            Value::Object(def) => self.object(&merged(def, &siblings, ""), &target_path, depth + 1),
-            other => self.schema(other, &target_path, depth + 1),
+            Value::Object(def) => self.object(&merged(def, &siblings, ""), &target_at),
+            other => walk::rewrite(self, other, &target_at),
         };
         self.stack.pop();
         out
-    }
-
-    /// Tuples become arrays whose items may be any of the element schemas.
-    fn tuple(&mut self, elements: &Value, rest: Option<&Value>, at: &str, depth: usize) -> Value {
-        match tuple_items(elements, rest, at, |s, path| {
-            self.schema(s, path, depth + 1)
-        }) {
-            Some(items) => {
-                self.report
-                    .push(at, ChangeKind::Rewritten, tuple_note("Gemini"));
-                items
-            }
-            None => {
-                self.invalid(
-                    at,
-                    "a tuple must be an array of schemas; rendered as any item",
-                );
-                json!({})
-            }
-        }
-    }
-
-    fn invalid(&mut self, at: &str, detail: &str) {
-        self.report.push(at, ChangeKind::Invalid, detail);
-    }
-
-    fn dropped(&mut self, at: &str, key: &str) {
-        let detail = if is_non_assertion(key) {
-            format!("\"{key}\" is not supported by Gemini")
-        } else {
-            format!(
-                "\"{key}\" is not supported by Gemini; it is enforced by Actuator's validation \
-                 only"
-            )
-        };
-        self.report.push(at, ChangeKind::Dropped, detail);
     }
 }
 
@@ -688,21 +434,4 @@ fn is_null_only(schema: &Value) -> bool {
                 "type" | "const" | "enum" | "description" | "title"
             )
         })
-}
-
-/// Sets `minimum`/`maximum`, keeping the tighter bound when one is already set.
-fn set_bound(out: &mut Map<String, Value>, key: &str, n: Number) {
-    let tighter = match (out.get(key).and_then(Value::as_f64), n.as_f64()) {
-        (Some(old), Some(new)) => {
-            if key == "minimum" {
-                new > old
-            } else {
-                new < old
-            }
-        }
-        _ => true,
-    };
-    if tighter {
-        out.insert(key.into(), Value::Number(n));
-    }
 }

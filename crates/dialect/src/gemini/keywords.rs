@@ -1,0 +1,229 @@
+//! Gemini's handling of the keywords it has no direct equivalent for: `type` lists, enums of
+//! non-strings, exclusive bounds, `additionalProperties`, and `required` names that are not
+//! properties.
+
+use serde_json::{Map, Number, Value, json};
+
+use super::Gemini;
+use crate::report::ChangeKind;
+use crate::schema::{hint, join_values, type_names};
+use crate::walk::{Rewrite, child};
+
+impl Gemini<'_> {
+    /// Gemini rejects `required` names that are not properties: they are dropped.
+    pub(super) fn check_required(&mut self, out: &mut Map<String, Value>, path: &str) {
+        let Some(Value::Object(props)) = out.get("properties") else {
+            return;
+        };
+        let Some(Value::Array(required)) = out.get("required") else {
+            return;
+        };
+        let (known, unknown): (Vec<Value>, Vec<Value>) = required
+            .iter()
+            .cloned()
+            .partition(|name| name.as_str().is_some_and(|n| props.contains_key(n)));
+        for name in &unknown {
+            self.invalid(
+                &child(path, "required"),
+                &format!(
+                    "required names '{}', which is not a property; dropped",
+                    name.as_str().unwrap_or_default()
+                ),
+            );
+        }
+        if !unknown.is_empty() {
+            out.insert("required".into(), Value::Array(known));
+        }
+    }
+
+    /// `type`: a list with `null` becomes the other type plus `nullable: true`; a list of
+    /// several types becomes an `anyOf`.
+    pub(super) fn ty(
+        &mut self,
+        val: &Value,
+        at: &str,
+        m: &Map<String, Value>,
+        out: &mut Map<String, Value>,
+        nullable: &mut bool,
+    ) {
+        match val {
+            Value::String(_) => {
+                out.insert("type".into(), val.clone());
+            }
+            Value::Array(types) if types.iter().all(Value::is_string) => {
+                let others: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+                if others.len() < types.len() {
+                    *nullable = true;
+                    self.report.push(
+                        at,
+                        ChangeKind::Rewritten,
+                        "a type list with \"null\" became nullable: true",
+                    );
+                }
+                match others.as_slice() {
+                    [] => {
+                        out.insert("type".into(), json!("null"));
+                    }
+                    [one] => {
+                        out.insert("type".into(), (*one).clone());
+                    }
+                    several if !m.contains_key("anyOf") && !m.contains_key("oneOf") => {
+                        let branches: Vec<Value> =
+                            several.iter().map(|t| json!({ "type": t })).collect();
+                        out.insert("anyOf".into(), Value::Array(branches));
+                        self.report.push(
+                            at,
+                            ChangeKind::Rewritten,
+                            "a list of types became an anyOf of one type each",
+                        );
+                    }
+                    _ => self.report.push(
+                        at,
+                        ChangeKind::Dropped,
+                        "a list of types next to anyOf/oneOf cannot be expressed; the type is \
+                         enforced by Actuator's validation only",
+                    ),
+                }
+            }
+            _ => self.invalid(
+                at,
+                "\"type\" must be a string or an array of strings; dropped",
+            ),
+        }
+    }
+
+    /// `enum`: `null` becomes `nullable`; string values stay; any other value moves the whole
+    /// list into the description (Gemini enums hold strings only).
+    pub(super) fn enumeration(
+        &mut self,
+        val: &Value,
+        at: &str,
+        m: &Map<String, Value>,
+        out: &mut Map<String, Value>,
+        hints: &mut Vec<String>,
+        nullable: &mut bool,
+    ) {
+        let Value::Array(values) = val else {
+            self.invalid(at, "\"enum\" must be an array; dropped");
+            return;
+        };
+        let others: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+        if others.len() < values.len() && !*nullable {
+            *nullable = true;
+            if !type_names(m.get("type"), "null") {
+                self.report.push(
+                    at,
+                    ChangeKind::Rewritten,
+                    "null among the enum values became nullable: true",
+                );
+            }
+        }
+        if others.is_empty() {
+            return;
+        }
+        if others.iter().all(Value::is_string) {
+            if !m.contains_key("type") {
+                out.insert("type".into(), json!("string"));
+            }
+            out.insert("enum".into(), Value::Array(others));
+        } else {
+            hints.push(format!("Allowed values: {}.", join_values(&others)));
+            self.report.push(
+                at,
+                ChangeKind::MovedToDescription,
+                "Gemini enums hold strings only; the allowed values are listed in the \
+                 description",
+            );
+        }
+    }
+
+    /// Exclusive bounds: exact `minimum`/`maximum` for integers, a description otherwise.
+    pub(super) fn exclusive(
+        &mut self,
+        key: &str,
+        val: &Value,
+        at: &str,
+        ty: Option<&str>,
+        out: &mut Map<String, Value>,
+        hints: &mut Vec<String>,
+    ) {
+        let Some(bound) = val.as_f64() else {
+            self.invalid(at, &format!("\"{key}\" must be a number; dropped"));
+            return;
+        };
+        let lower = key == "exclusiveMinimum";
+        let inclusive = if lower {
+            bound.floor() + 1.0
+        } else {
+            bound.ceil() - 1.0
+        };
+        // Only exact for integers within the range f64 represents exactly.
+        if ty == Some("integer") && inclusive.is_finite() && inclusive.abs() < 9.0e15 {
+            let inclusive = inclusive as i64;
+            let target = if lower { "minimum" } else { "maximum" };
+            set_bound(out, target, Number::from(inclusive));
+            self.report.push(
+                at,
+                ChangeKind::Rewritten,
+                format!("{key} {val} became {target} {inclusive} (Gemini has no {key})"),
+            );
+        } else {
+            hints.extend(hint(key, val));
+            self.report.push(
+                at,
+                ChangeKind::MovedToDescription,
+                format!("\"{key}\" is not supported by Gemini"),
+            );
+        }
+    }
+
+    /// `additionalProperties`: Gemini has none. `false` is simply dropped; a map's value
+    /// schema is described in words.
+    pub(super) fn additional(&mut self, val: &Value, at: &str, hints: &mut Vec<String>) {
+        match val {
+            Value::Bool(false) => self.report.push(
+                at,
+                ChangeKind::Dropped,
+                "Gemini has no additionalProperties; unknown properties are rejected by \
+                 Actuator's validation only",
+            ),
+            Value::Bool(true) => {
+                hints.push("Other properties are allowed.".to_owned());
+                self.report.push(
+                    at,
+                    ChangeKind::Unsupported,
+                    "Gemini cannot describe open objects; rendered without \
+                     additionalProperties, with a note in the description",
+                );
+            }
+            schema => {
+                hints.push(format!(
+                    "Any property names are allowed; each value must match the JSON Schema {schema}."
+                ));
+                self.report.push(
+                    at,
+                    ChangeKind::Unsupported,
+                    "Gemini cannot describe maps; rendered as an object without properties, \
+                     with the value schema in the description",
+                );
+            }
+        }
+    }
+}
+
+/// Sets `minimum`/`maximum`, keeping the tighter bound when one is already set.
+pub(super) fn set_bound(out: &mut Map<String, Value>, key: &str, n: Number) {
+    let tighter = match (out.get(key).and_then(Value::as_f64), n.as_f64()) {
+        (Some(old), Some(new)) => {
+            if key == "minimum" {
+                new > old
+            } else {
+                new < old
+            }
+        }
+        _ => true,
+    };
+    if tighter {
+        out.insert(key.into(), Value::Number(n));
+    }
+}
