@@ -36,7 +36,7 @@ use crate::filter::{is_summary_message, partition_messages};
 /// ```
 /// use std::sync::Arc;
 /// use actuator_agent::compaction::{CompactionStrategy, CompactionSummary};
-/// use actuator_agent::is_summary_message;
+/// use actuator_agent::{RunContext, is_summary_message};
 /// use actuator_model::{ChatMessage, FunctionModel, ModelOutput};
 ///
 /// let model = FunctionModel::new("m", |_input, _tools| {
@@ -49,7 +49,7 @@ use crate::filter::{is_summary_message, partition_messages};
 /// ];
 /// let strategy = CompactionSummary::new().instructions("Keep file names.");
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let compacted = strategy.compact(&model, &messages, &[]).await.unwrap();
+/// let compacted = strategy.compact(&model, &messages, &[], &RunContext::new()).await.unwrap();
 /// assert_eq!(compacted.input.len(), 2);
 /// assert_eq!(compacted.input[0].text(), "Count the files.");
 /// let summary = compacted.message.unwrap();
