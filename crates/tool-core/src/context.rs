@@ -64,7 +64,10 @@ impl Extensions {
 /// ctx.extensions.insert(42_u32);
 /// assert_eq!(ctx.extensions.get::<u32>(), Some(&42));
 /// ```
+///
+/// `#[non_exhaustive]`: build one with [`ToolContext::new`] (what a call knows may grow).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ToolContext {
     /// The id the model gave the call.
     pub call_id: String,
