@@ -58,3 +58,6 @@ pub use react::{
     IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent, ReactBuilder, ReactModel,
     Scorer, react, remove_submit_tool, submit_output,
 };
+
+#[doc(hidden)]
+pub mod __private;
