@@ -25,10 +25,13 @@ pub use agent::{Agent, AgentError, AgentErrorKind, AgentWith, FnAgent, agent_fn,
 mod state;
 pub use state::AgentState;
 
+mod messages;
+pub use messages::MessageList;
+
 mod limits;
 pub use limits::{
-    Limit, LimitExceeded, LimitKind, cost_limit, message_limit, time_limit, token_limit,
-    turn_limit, working_limit,
+    Limit, LimitExceeded, LimitKind, LimitUsage, cost_limit, message_limit, time_limit,
+    token_limit, turn_limit, working_limit,
 };
 
 mod context;
