@@ -59,7 +59,7 @@ mod react;
 pub use react::{
     AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
     IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent, ReactBuilder, ReactModel,
-    Scorer, react, remove_submit_tool, submit_output,
+    ScoreValueFn, Scorer, react, remove_submit_tool, submit_output,
 };
 
 #[doc(hidden)]

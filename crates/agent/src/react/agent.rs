@@ -241,16 +241,16 @@ impl ReactAgent {
         if *attempt_count >= self.attempts.attempts {
             return Ok(Landed::Done);
         }
-        let score = match &self.attempts.scorer {
-            Some(scorer) => scorer(state).await,
-            None => 1.0,
+        let Some(scorer) = &self.attempts.scorer else {
+            return Ok(Landed::Done);
         };
-        if score == 1.0 {
+        let score = scorer(state).await;
+        if (self.attempts.score_value)(&score.value) == 1.0 {
             return Ok(Landed::Done);
         }
         let message = match &self.attempts.incorrect_message {
             IncorrectMessage::Text(t) => t.clone(),
-            IncorrectMessage::Fn(f) => f(state, score).await,
+            IncorrectMessage::Fn(f) => f(state, &score).await,
         };
         state.messages.push(ChatMessage::user(message));
         cx.check_messages(state.messages.len(), false)
