@@ -477,6 +477,23 @@ impl RunContext {
         }
     }
 
+    /// `options` with this run's context, sink and resources added (options that carry a
+    /// context of their own are returned as they are).
+    pub(crate) fn execute_options_from(&self, options: &ExecuteOptions) -> ExecuteOptions {
+        if options.extensions.get::<RunContext>().is_some() {
+            return options.clone();
+        }
+        let mut own = self.execute_options();
+        own.max_output = options.max_output;
+        own.max_concurrency = options.max_concurrency;
+        own.approval = options.approval.clone();
+        own.extensions.extend(&options.extensions);
+        if options.events.is_some() {
+            own.events = options.events.clone();
+        }
+        own
+    }
+
     /// Runs the tool calls of the last message with `actuator_exec::execute_tools`, the way
     /// every agent should: under the run's time limits, with the time spent waiting for
     /// approval recorded, and with this context reaching the tools (when `options` do not
@@ -495,15 +512,7 @@ impl RunContext {
         let options = if options.extensions.get::<RunContext>().is_some() {
             options
         } else {
-            let mut own = self.execute_options();
-            own.max_output = options.max_output;
-            own.max_concurrency = options.max_concurrency;
-            own.approval = options.approval.clone();
-            own.extensions.extend(&options.extensions);
-            if options.events.is_some() {
-                own.events = options.events.clone();
-            }
-            filled = own;
+            filled = self.execute_options_from(options);
             &filled
         };
         let result = self

@@ -37,6 +37,9 @@ pub use limits::{
 mod context;
 pub use context::{MissingRunContext, RunContext, SpanGuard};
 
+mod generate;
+pub use generate::{GenerateLoop, ToolCalls};
+
 mod run;
 pub use run::{AgentInput, AgentRun, RunOptions, run, run_with};
 
