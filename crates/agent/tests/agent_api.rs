@@ -264,7 +264,7 @@ async fn run_arguments_are_validated_and_the_span_can_be_named() {
     assert_eq!(out.state.output().completion(), "depth 3");
     match log.events().first() {
         Some(Event::SpanBegin(b)) => {
-            assert_eq!((b.kind.as_str(), b.name.as_str()), ("agent", "dig-1"))
+            assert_eq!((b.kind.as_str(), b.name.as_str()), ("agent", "dig-1"));
         }
         other => panic!("{other:?}"),
     }
