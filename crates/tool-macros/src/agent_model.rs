@@ -151,10 +151,7 @@ fn is_named(ty: &Type, name: &str) -> bool {
 /// Sorts the inputs into the state, the context and the agent's parameters (returned taken
 /// apart, not yet described), with the names of the state and context inputs (which
 /// `# Arguments` may describe for Rust readers without being an error).
-fn split_inputs(
-    cx: &Ctxt,
-    func: &mut ItemFn,
-) -> (Vec<Input>, Vec<params::RawParam>, Vec<String>) {
+fn split_inputs(cx: &Ctxt, func: &mut ItemFn) -> (Vec<Input>, Vec<params::RawParam>, Vec<String>) {
     const STATE: &str = "the first parameter of an `#[agent]` function is the agent's state: \
                          `state: AgentState`";
     let paren_span = func.sig.paren_token.span.join();
@@ -162,13 +159,25 @@ fn split_inputs(
     let mut unschemed = Vec::new();
     let mut param_inputs: Vec<&mut PatType> = Vec::new();
     let mut context_seen = false;
+    let mut state_first = false;
     for input in &mut func.sig.inputs {
         let FnArg::Typed(pat_type) = input else {
             continue;
         };
         let role = if inputs.is_empty() {
-            if !is_named(&pat_type.ty, "AgentState") {
+            state_first = is_named(&pat_type.ty, "AgentState");
+            if !state_first {
                 cx.error_spanned_by(&pat_type.ty, STATE);
+            }
+            Input::State
+        } else if is_named(&pat_type.ty, "AgentState") {
+            // When the state is not first, that is the one error (not also an undescribed
+            // parameter `state`).
+            if state_first {
+                cx.error_spanned_by(
+                    &pat_type.ty,
+                    "an `#[agent]` function receives one state, in its first parameter",
+                );
             }
             Input::State
         } else if is_named(&pat_type.ty, "RunContext") {

@@ -28,6 +28,14 @@ impl Macro {
             Macro::Agent => "agent",
         }
     }
+
+    /// The article before the attribute's name: "a `#[tool]`", "an `#[agent]`".
+    pub(crate) fn article(self) -> &'static str {
+        match self {
+            Macro::Tool => "a",
+            Macro::Agent => "an",
+        }
+    }
 }
 
 /// A value with the span of the tokens it came from.
@@ -145,7 +153,10 @@ pub(crate) fn parse_agent_options(cx: &Ctxt, args: TokenStream) -> AgentOptions 
             "name" => {
                 let name = string_value(key, input)?;
                 if name.value.trim().is_empty() {
-                    return Err(syn::Error::new(name.span, "the agent name must not be empty"));
+                    return Err(syn::Error::new(
+                        name.span,
+                        "the agent name must not be empty",
+                    ));
                 }
                 options.name = Some(name);
             }

@@ -119,8 +119,8 @@ pub(crate) fn parse_fn(
     match item {
         Item::Fn(func) => Ok(func),
         other => {
-            let error = syn::Error::new_spanned(model::item_head(&other), not_a_fn)
-                .into_compile_error();
+            let error =
+                syn::Error::new_spanned(model::item_head(&other), not_a_fn).into_compile_error();
             Err(quote!(#other #error))
         }
     }
@@ -323,7 +323,11 @@ pub(crate) struct ParamCode {
 }
 
 /// Generates the [`ParamCode`] of `params`.
-pub(crate) fn param_code(krate: &TokenStream, params: &[Param], on_error: &TokenStream) -> ParamCode {
+pub(crate) fn param_code(
+    krate: &TokenStream,
+    params: &[Param],
+    on_error: &TokenStream,
+) -> ParamCode {
     // Helpers that take a parameter out of the arguments. Their only bound is `ToolParam`, the
     // same as the schema's, so a bad parameter type is one error, on the type (rustc drops an
     // unsatisfied bound that repeats one already reported at the same span in the same body).

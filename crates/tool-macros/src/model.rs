@@ -9,7 +9,9 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
 use syn::ext::IdentExt;
-use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Path, ReceiverKind, ReturnType, Safety, Visibility};
+use syn::{
+    Attribute, Expr, FnArg, Ident, ItemFn, Path, ReceiverKind, ReturnType, Safety, Visibility,
+};
 
 use crate::attr::{self, Macro};
 use crate::ctxt::Ctxt;
@@ -199,12 +201,13 @@ pub(crate) fn analyze(cx: &Ctxt, args: TokenStream, func: &mut ItemFn) -> Tool {
 /// Rejects what a tool or agent function cannot be: generic, `unsafe`, variadic.
 pub(crate) fn check_signature(cx: &Ctxt, m: Macro, func: &ItemFn) {
     let attr_name = m.attr();
+    let a = m.article();
     let sig = &func.sig;
     if !sig.generics.params.is_empty() {
         cx.error_spanned_by(
             &sig.generics,
             format!(
-                "a `#[{attr_name}]` function cannot be generic: the model calls it with JSON, so \
+                "{a} `#[{attr_name}]` function cannot be generic: the model calls it with JSON, so \
                  every parameter needs one concrete type"
             ),
         );
@@ -212,7 +215,7 @@ pub(crate) fn check_signature(cx: &Ctxt, m: Macro, func: &ItemFn) {
         cx.error_spanned_by(
             where_clause,
             format!(
-                "a `#[{attr_name}]` function cannot have a `where` clause: every parameter needs \
+                "{a} `#[{attr_name}]` function cannot have a `where` clause: every parameter needs \
                  one concrete type"
             ),
         );
@@ -221,7 +224,7 @@ pub(crate) fn check_signature(cx: &Ctxt, m: Macro, func: &ItemFn) {
         cx.error_spanned_by(
             token,
             format!(
-                "a `#[{attr_name}]` function cannot be `unsafe`: a model's call cannot uphold \
+                "{a} `#[{attr_name}]` function cannot be `unsafe`: a model's call cannot uphold \
                  its safety contract"
             ),
         );
@@ -229,7 +232,7 @@ pub(crate) fn check_signature(cx: &Ctxt, m: Macro, func: &ItemFn) {
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(
             variadic.dots,
-            format!("a `#[{attr_name}]` function cannot be variadic"),
+            format!("{a} `#[{attr_name}]` function cannot be variadic"),
         );
     }
 }
@@ -240,26 +243,27 @@ pub(crate) fn check_receiver(cx: &Ctxt, m: Macro, func: &ItemFn) -> bool {
         return false;
     };
     let attr_name = m.attr();
+    let a = m.article();
     match &receiver.kind {
         ReceiverKind::Reference(_, _, None) => {}
         ReceiverKind::Reference(_, _, Some(_)) => cx.error_spanned_by(
             receiver,
             format!(
-                "a `#[{attr_name}]` method cannot take `&mut self`: calls may run concurrently; \
+                "{a} `#[{attr_name}]` method cannot take `&mut self`: calls may run concurrently; \
                  take `&self` and keep mutable state behind a `Mutex` or an atomic"
             ),
         ),
         ReceiverKind::Value => cx.error_spanned_by(
             receiver,
             format!(
-                "a `#[{attr_name}]` method cannot take `self` by value: the {attr_name} keeps \
+                "{a} `#[{attr_name}]` method cannot take `self` by value: the {attr_name} keeps \
                  the value in an `Arc` and calls the method many times; take `&self`"
             ),
         ),
         _ => cx.error_spanned_by(
             receiver,
             format!(
-                "a `#[{attr_name}]` method must take `&self` (the {attr_name} keeps the value \
+                "{a} `#[{attr_name}]` method must take `&self` (the {attr_name} keeps the value \
                  in an `Arc<Self>`)"
             ),
         ),

@@ -49,6 +49,7 @@ pub(crate) fn collect_params<'a>(
     inputs: impl IntoIterator<Item = &'a mut PatType>,
 ) -> Vec<RawParam> {
     let attr_name = m.attr();
+    let a = m.article();
     let mut params = Vec::new();
     let mut flatten_seen = false;
     for pat_type in inputs {
@@ -90,7 +91,7 @@ pub(crate) fn collect_params<'a>(
         }
 
         let plain_name = format!(
-            "a `#[{attr_name}]` parameter must be a plain name such as `query: String`: the \
+            "{a} `#[{attr_name}]` parameter must be a plain name such as `query: String`: the \
              name is the parameter's name in the JSON arguments"
         );
         let ident = match &*pat_type.pat {
@@ -122,18 +123,19 @@ pub(crate) fn collect_params<'a>(
 /// Rejects parameter types that can never be deserialized from JSON arguments.
 fn check_param_type(cx: &Ctxt, m: Macro, ty: &Type) {
     let attr_name = m.attr();
+    let a = m.article();
     match ty {
         Type::ImplTrait(_) => cx.error_spanned_by(
             ty,
             format!(
-                "`impl Trait` cannot be a `#[{attr_name}]` parameter type: the argument is \
+                "`impl Trait` cannot be {a} `#[{attr_name}]` parameter type: the argument is \
                  deserialized from JSON, so it needs a concrete type"
             ),
         ),
         Type::Reference(_) => cx.error_spanned_by(
             ty,
             format!(
-                "a `#[{attr_name}]` parameter cannot be a reference: the argument is \
+                "{a} `#[{attr_name}]` parameter cannot be a reference: the argument is \
                  deserialized from JSON and must own its data (use `String` for `&str`, \
                  `Vec<T>` for `&[T]`)"
             ),
@@ -141,7 +143,7 @@ fn check_param_type(cx: &Ctxt, m: Macro, ty: &Type) {
         _ if contains_impl(ty.to_token_stream()) => cx.error_spanned_by(
             ty,
             format!(
-                "`impl Trait` cannot appear in a `#[{attr_name}]` parameter type: the argument \
+                "`impl Trait` cannot appear in {a} `#[{attr_name}]` parameter type: the argument \
                  is deserialized from JSON, so it needs a concrete type"
             ),
         ),
