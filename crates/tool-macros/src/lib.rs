@@ -213,8 +213,9 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `#[cfg]`s: `fn summarize_agent() -> FnAgent`. It is `agent_fn(name, …)` with the agent's
 /// description and parameters; the parameters' schema is built once, on the first call. Each
 /// run takes the agent's arguments out of the run's arguments (applying defaults) and calls
-/// the function; an argument that does not fit its type ends the run with an
-/// `AgentErrorKind::Config` error naming the agent.
+/// the function; an argument missing or not fitting its type ends the run with an
+/// `AgentErrorKind::Config` error naming the agent and the argument (the function is not
+/// called).
 ///
 /// The generated code names `::actuator_agent` when the calling crate depends on it, else the
 /// `actuator` facade's `::actuator::agent`; a crate that re-exports it elsewhere says so with

@@ -172,18 +172,27 @@ impl Librarian {
     /// # Arguments
     /// * `word` - What the titles must contain.
     /// * `limit` - At most this many titles.
+    /// * `exact` - Whether the case must match.
     #[agent(name = "librarian")]
     async fn find(
         &self,
         mut state: AgentState,
         word: String,
         #[agent(default = 10)] limit: usize,
+        #[agent(default)] exact: bool,
     ) -> Result<AgentState, AgentError> {
+        let matches = |title: &str| {
+            if exact {
+                title.contains(&word)
+            } else {
+                title.to_lowercase().contains(&word.to_lowercase())
+            }
+        };
         let found: Vec<&str> = self
             .shelf
             .iter()
             .copied()
-            .filter(|title| title.contains(&word))
+            .filter(|title| matches(title))
             .take(limit)
             .collect();
         state
@@ -202,9 +211,23 @@ fn methods_hold_their_value_in_an_arc() {
     assert_eq!(agent.name(), "librarian");
     assert_eq!(agent.parameters().required, ["word"]);
     assert_eq!(agent.parameters().properties["limit"]["default"], 10);
+    // `#[agent(default)]`: optional, and no `default` shown.
+    assert!(
+        agent.parameters().properties["exact"]
+            .get("default")
+            .is_none()
+    );
     assert_eq!(
         completion(&agent, json!({"word": "Rust"})).unwrap(),
         "Rust in Action, Programming Rust"
+    );
+    assert_eq!(
+        completion(&agent, json!({"word": "rust"})).unwrap(),
+        "Rust in Action, Programming Rust"
+    );
+    assert_eq!(
+        completion(&agent, json!({"word": "rust", "exact": true})).unwrap(),
+        ""
     );
     assert_eq!(
         completion(&agent, json!({"word": "Rust", "limit": 1})).unwrap(),
@@ -220,4 +243,32 @@ fn the_parameters_are_built_once() {
     let a = echo_agent().parameters();
     let b = echo_agent().parameters();
     assert_eq!(a, b);
+}
+
+// ---- visibility, cfg and the crate option ---------------------------------------------------
+
+mod agents {
+    use actuator_agent::{AgentError, AgentState};
+    use actuator_tool_macros::agent;
+
+    /// Visible outside its module, as its function is.
+    #[agent(crate = ::actuator_agent)]
+    pub async fn public(state: AgentState) -> Result<AgentState, AgentError> {
+        Ok(state)
+    }
+
+    /// Never compiled (`any()` is false); its constructor neither, or it would call nothing.
+    #[cfg(any())]
+    #[agent]
+    pub async fn absent(state: AgentState) -> Result<AgentState, AgentError> {
+        Ok(state)
+    }
+}
+
+#[test]
+fn the_constructor_follows_the_function_visibility_and_cfg() {
+    let agent = agents::public_agent();
+    assert_eq!(agent.name(), "public");
+    let out = rt().block_on(run(&agent, "hi", &[])).unwrap();
+    assert_eq!(out.state.messages.len(), 1);
 }
