@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::agent::AgentError;
-use crate::limits::{Limit, LimitExceeded, LimitKind, Scope};
+use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage, Scope};
 
 #[derive(Clone)]
 struct Inner {
@@ -235,9 +235,70 @@ impl RunContext {
         e
     }
 
+    /// What this context's own (innermost) scope has used so far: messages, tokens, turns,
+    /// time, working time and cost (the reference's `limit.usage`). A root context without a
+    /// scope reports nothing used.
+    ///
+    /// ```
+    /// use actuator_agent::{RunContext, token_limit};
+    /// use actuator_model::ModelUsage;
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let cx = RunContext::new().scoped(&[token_limit(1_000)]);
+    /// cx.record_generation(Some(&ModelUsage::new(120, 30))).unwrap();
+    /// let usage = cx.usage();
+    /// assert_eq!((usage.tokens, usage.turns), (150, 1));
+    /// # });
+    /// ```
+    pub fn usage(&self) -> LimitUsage {
+        self.inner
+            .scopes
+            .last()
+            .map(|s| s.usage())
+            .unwrap_or_default()
+    }
+
+    /// A message limit that an addition to a `MessageList` exceeded, in any scope.
+    fn pending_violation(&self) -> Option<LimitExceeded> {
+        self.inner.scopes.iter().find_map(|s| s.violation())
+    }
+
+    /// Fails with the message limit an addition to the state's messages exceeded, if one did.
+    pub(crate) fn check_violation(&self) -> Result<(), LimitExceeded> {
+        match self.pending_violation() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a conversation may grow to `count` messages: when that is over the innermost
+    /// message limit, the limit is recorded (and reported) for the run to stop with.
+    pub(crate) fn admit_messages(&self, count: usize) -> bool {
+        match self.message_limit_check(count, false) {
+            Ok(()) => true,
+            Err((scope, e)) => {
+                scope.record_violation(&e);
+                false
+            }
+        }
+    }
+
     /// Checks the innermost message limit against a conversation of `count` messages: over the
     /// limit fails; before a generation, reaching it fails too (`Message limit reached. …`).
+    /// A limit an addition to the state's messages already exceeded fails first.
     pub fn check_messages(&self, count: usize, before_generate: bool) -> Result<(), LimitExceeded> {
+        self.check_violation()?;
+        self.message_limit_check(count, before_generate)
+            .map_err(|(_, e)| e)
+    }
+
+    fn message_limit_check(
+        &self,
+        count: usize,
+        before_generate: bool,
+    ) -> Result<(), (&Arc<Scope>, LimitExceeded)> {
+        for scope in &self.inner.scopes {
+            scope.count_messages(count as u64);
+        }
         let scope = self
             .inner
             .scopes
@@ -259,7 +320,10 @@ impl RunContext {
                 format_limit(count as f64),
                 format_limit(limit as f64)
             );
-            return Err(self.report(scope.exceeded(LimitKind::Message, count as f64, message)));
+            return Err((
+                scope,
+                self.report(scope.exceeded(LimitKind::Message, count as f64, message)),
+            ));
         }
         Ok(())
     }
@@ -353,6 +417,7 @@ impl RunContext {
         tool_choice: &ToolChoice,
         config: &GenerateConfig,
     ) -> Result<ModelOutput, AgentError> {
+        self.check_violation().map_err(AgentError::new)?;
         let span = tracing::info_span!("model", model = %model.name());
         async {
             // Auto and Any offer every tool: skip the copy resolve_tool_choice would make.
@@ -412,6 +477,23 @@ impl RunContext {
         }
     }
 
+    /// `options` with this run's context, sink and resources added (options that carry a
+    /// context of their own are returned as they are).
+    pub(crate) fn execute_options_from(&self, options: &ExecuteOptions) -> ExecuteOptions {
+        if options.extensions.get::<RunContext>().is_some() {
+            return options.clone();
+        }
+        let mut own = self.execute_options();
+        own.max_output = options.max_output;
+        own.max_concurrency = options.max_concurrency;
+        own.approval = options.approval.clone();
+        own.extensions.extend(&options.extensions);
+        if options.events.is_some() {
+            own.events = options.events.clone();
+        }
+        own
+    }
+
     /// Runs the tool calls of the last message with `actuator_exec::execute_tools`, the way
     /// every agent should: under the run's time limits, with the time spent waiting for
     /// approval recorded, and with this context reaching the tools (when `options` do not
@@ -425,19 +507,12 @@ impl RunContext {
         tools: &[ToolDef],
         options: &ExecuteOptions,
     ) -> Result<ExecuteToolsResult, AgentError> {
+        self.check_violation().map_err(AgentError::new)?;
         let filled;
         let options = if options.extensions.get::<RunContext>().is_some() {
             options
         } else {
-            let mut own = self.execute_options();
-            own.max_output = options.max_output;
-            own.max_concurrency = options.max_concurrency;
-            own.approval = options.approval.clone();
-            own.extensions.extend(&options.extensions);
-            if options.events.is_some() {
-                own.events = options.events.clone();
-            }
-            filled = own;
+            filled = self.execute_options_from(options);
             &filled
         };
         let result = self

@@ -25,14 +25,20 @@ pub use agent::{Agent, AgentError, AgentErrorKind, AgentWith, FnAgent, agent_fn,
 mod state;
 pub use state::AgentState;
 
+mod messages;
+pub use messages::MessageList;
+
 mod limits;
 pub use limits::{
-    Limit, LimitExceeded, LimitKind, cost_limit, message_limit, time_limit, token_limit,
-    turn_limit, working_limit,
+    Limit, LimitExceeded, LimitKind, LimitUsage, cost_limit, message_limit, time_limit,
+    token_limit, turn_limit, working_limit,
 };
 
 mod context;
 pub use context::{MissingRunContext, RunContext, SpanGuard};
+
+mod generate;
+pub use generate::{GenerateLoop, ToolCalls};
 
 mod run;
 pub use run::{AgentInput, AgentRun, RunOptions, run, run_with};
@@ -56,7 +62,7 @@ mod react;
 pub use react::{
     AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
     IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent, ReactBuilder, ReactModel,
-    Scorer, react, remove_submit_tool, submit_output,
+    ScoreValueFn, Scorer, react, remove_submit_tool, submit_output,
 };
 
 #[doc(hidden)]

@@ -102,10 +102,33 @@ fn money(v: f64) -> String {
 
 #[derive(Debug, Default)]
 pub(crate) struct Usage {
+    messages: u64,
     tokens: u64,
     turns: u64,
     cost: f64,
     waiting: Duration,
+    /// A message limit exceeded by an addition to a `MessageList`, for the run to stop with.
+    violation: Option<LimitExceeded>,
+}
+
+/// What a limit scope (a run) has used so far: the reference's `limit.usage`, readable while
+/// the run works ([`RunContext::usage`](crate::RunContext::usage)) and after it
+/// ([`AgentRun::usage`](crate::AgentRun)).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+pub struct LimitUsage {
+    /// Messages in the conversation when last counted.
+    pub messages: u64,
+    /// Tokens of every generation in the scope (nested runs included).
+    pub tokens: u64,
+    /// Generations.
+    pub turns: u64,
+    /// Wall-clock time since the scope began.
+    pub time: Duration,
+    /// Time less time spent waiting (for approval).
+    pub working_time: Duration,
+    /// Cost in US dollars, from the usage models reported.
+    pub cost: f64,
 }
 
 #[derive(Debug)]
@@ -176,6 +199,43 @@ impl Scope {
             _ => self.exceeded(kind, elapsed.as_secs_f64(), "Time limit exceeded.".into()),
         }
     }
+    /// What the scope has used so far.
+    pub(crate) fn usage(&self) -> LimitUsage {
+        let time = self.started.elapsed();
+        self.usage
+            .lock()
+            .map(|u| LimitUsage {
+                messages: u.messages,
+                tokens: u.tokens,
+                turns: u.turns,
+                time,
+                working_time: time.saturating_sub(u.waiting),
+                cost: u.cost,
+            })
+            .unwrap_or_default()
+    }
+
+    /// Records the conversation's length.
+    pub(crate) fn count_messages(&self, count: u64) {
+        if let Ok(mut u) = self.usage.lock() {
+            u.messages = count;
+        }
+    }
+
+    /// Records a message limit exceeded by an addition (the first one wins).
+    pub(crate) fn record_violation(&self, e: &LimitExceeded) {
+        if let Ok(mut u) = self.usage.lock()
+            && u.violation.is_none()
+        {
+            u.violation = Some(e.clone());
+        }
+    }
+
+    /// The message limit an addition exceeded, if one did.
+    pub(crate) fn violation(&self) -> Option<LimitExceeded> {
+        self.usage.lock().ok().and_then(|u| u.violation.clone())
+    }
+
     /// Adds one generation's tokens and cost.
     pub(crate) fn record(&self, tokens: u64, cost: f64) {
         if let Ok(mut u) = self.usage.lock() {

@@ -4,13 +4,14 @@ use std::sync::Arc;
 
 use actuator_events::EventSink;
 use actuator_model::{ChatMessage, MessageSource};
-use actuator_tool_core::Extensions;
+use actuator_tool_core::{ArgumentValidator, Extensions};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::agent::{Agent, AgentError, AgentErrorKind};
 use crate::context::RunContext;
-use crate::limits::{Limit, LimitExceeded};
+use crate::limits::{Limit, LimitExceeded, LimitUsage};
+use crate::messages::MessageList;
 use crate::state::AgentState;
 
 /// What an agent runs on: a string (one user message), messages, or a state.
@@ -41,6 +42,11 @@ impl From<Vec<ChatMessage>> for AgentInput {
         AgentInput::Messages(m)
     }
 }
+impl From<MessageList> for AgentInput {
+    fn from(m: MessageList) -> Self {
+        AgentInput::Messages(m.into_vec())
+    }
+}
 impl From<&[ChatMessage]> for AgentInput {
     fn from(m: &[ChatMessage]) -> Self {
         AgentInput::Messages(m.to_vec())
@@ -53,7 +59,7 @@ impl From<AgentState> for AgentInput {
 }
 impl From<&AgentState> for AgentInput {
     fn from(s: &AgentState) -> Self {
-        AgentInput::Messages(s.messages.clone())
+        AgentInput::Messages(s.messages.to_vec())
     }
 }
 
@@ -63,7 +69,7 @@ impl AgentInput {
         let mut messages = match self {
             AgentInput::Text(t) => vec![ChatMessage::user(t)],
             AgentInput::Messages(m) => m,
-            AgentInput::State(s) => s.messages,
+            AgentInput::State(s) => s.messages.into_vec(),
         };
         for m in &mut messages {
             m.set_source(Some(MessageSource::Input));
@@ -72,13 +78,17 @@ impl AgentInput {
     }
 }
 
-/// The result of [`run`]: the final state, and the limit that stopped the agent, if one did.
+/// The result of [`run`]: the final state, the limit that stopped the agent, if one did, and
+/// what the run used.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct AgentRun {
     /// The final (or partial) state.
     pub state: AgentState,
     /// The run's own limit that stopped it.
     pub limit: Option<LimitExceeded>,
+    /// What the run used: messages, tokens, turns, time, working time and cost.
+    pub usage: LimitUsage,
 }
 
 /// Runs `agent` on `input` under `limits`, with a fresh root context.
@@ -125,6 +135,8 @@ pub struct RunOptions {
     limits: Vec<Limit>,
     events: Option<Arc<dyn EventSink>>,
     resources: Extensions,
+    args: Map<String, Value>,
+    name: Option<String>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -133,6 +145,8 @@ impl std::fmt::Debug for RunOptions {
             .field("limits", &self.limits)
             .field("events", &self.events.is_some())
             .field("resources", &self.resources)
+            .field("args", &self.args)
+            .field("name", &self.name)
             .finish()
     }
 }
@@ -163,14 +177,80 @@ impl RunOptions {
         self.resources.insert(value);
         self
     }
+
+    /// An argument of the agent (one of its [`parameters`](Agent::parameters)). The arguments
+    /// are validated against the agent's parameter schema before it runs.
+    #[must_use]
+    pub fn arg(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.args.insert(name.into(), value.into());
+        self
+    }
+
+    /// The agent's arguments (replacing any given before).
+    #[must_use]
+    pub fn args(mut self, args: Map<String, Value>) -> Self {
+        self.args = args;
+        self
+    }
+
+    /// The name of the run's span (default: the agent's name).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
 }
 
-/// Runs `agent` on `input` with `options`: like [`run`], with an event sink and run resources.
+/// Checks `args` against the agent's parameter schema: missing required arguments, unknown
+/// ones and wrong types are a configuration error in the reference's validation wording.
+fn check_args(agent: &dyn Agent, args: &Map<String, Value>) -> Result<(), AgentError> {
+    let params = agent.parameters();
+    if args.is_empty() && params.required.is_empty() {
+        return Ok(());
+    }
+    let invalid = |message: String| {
+        AgentError::config(format!(
+            "Invalid arguments for agent '{}': {message}",
+            agent.name()
+        ))
+    };
+    let validator =
+        ArgumentValidator::new(agent.name(), &params).map_err(|e| invalid(e.to_string()))?;
+    validator
+        .validate(&Value::Object(args.clone()))
+        .map_err(|e| invalid(e.message().to_owned()))
+}
+
+/// Runs `agent` on `input` with `options`: like [`run`], with an event sink, run resources,
+/// the agent's arguments (validated against its parameters first) and a span name.
+///
+/// ```
+/// use actuator_agent::{AgentState, RunOptions, agent_fn, run_with};
+/// use actuator_tool_core::ToolParams;
+///
+/// let params = ToolParams::from_value(&serde_json::json!({
+///     "properties": {"times": {"type": "integer", "description": "How often."}},
+///     "required": ["times"]
+/// })).unwrap();
+/// let repeat = agent_fn("repeat", |mut state: AgentState, _cx, args| async move {
+///     let times = args["times"].as_u64().unwrap_or(0) as usize;
+///     state.messages.push(actuator_model::ChatMessage::assistant("echo ".repeat(times)));
+///     Ok(state)
+/// })
+/// .with_parameters(params);
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let out = run_with(&repeat, "hi", RunOptions::new().arg("times", 2)).await.unwrap();
+/// assert_eq!(out.state.output().completion(), "echo echo ");
+/// let err = run_with(&repeat, "hi", RunOptions::new().arg("times", "two")).await.unwrap_err();
+/// assert!(err.to_string().contains("'two' is not of type 'integer'"), "{err}");
+/// # });
+/// ```
 pub async fn run_with(
     agent: &dyn Agent,
     input: impl Into<AgentInput>,
     options: RunOptions,
 ) -> Result<AgentRun, AgentError> {
+    check_args(agent, &options.args)?;
     let mut cx = RunContext::new();
     if let Some(sink) = options.events {
         cx = cx.with_event_sink(sink);
@@ -178,7 +258,14 @@ pub async fn run_with(
     if !options.resources.is_empty() {
         cx = cx.with_resources(&options.resources);
     }
-    cx.run(agent, input, &options.limits, Map::new()).await
+    cx.run_in_span(
+        agent,
+        input.into().into_state(),
+        &options.limits,
+        options.args,
+        options.name.as_deref(),
+    )
+    .await
 }
 
 impl RunContext {
@@ -204,12 +291,26 @@ impl RunContext {
         limits: &[Limit],
         args: Map<String, Value>,
     ) -> Result<AgentRun, AgentError> {
+        self.run_in_span(agent, state, limits, args, None).await
+    }
+
+    /// [`RunContext::run_state`] with the span named `name` (default: the agent's name).
+    async fn run_in_span(
+        &self,
+        agent: &dyn Agent,
+        mut state: AgentState,
+        limits: &[Limit],
+        args: Map<String, Value>,
+        name: Option<&str>,
+    ) -> Result<AgentRun, AgentError> {
         let scoped = self.scoped(limits);
-        let (cx, span_guard) = scoped.span("agent", agent.name());
+        let (cx, span_guard) = scoped.span("agent", name.unwrap_or(agent.name()));
         let span = span_guard.tracing_span().clone();
         // Kept only when the agent could be cut off by its own time limit without handing back
         // its state.
         let fallback = cx.own_deadline().map(|_| state.clone());
+        // The conversation enforces the run's message limit as messages are added.
+        state.attach(&cx);
         let work = agent.run(state, cx.clone(), args);
         let result = match cx.own_deadline() {
             None => work.instrument(span).await,
@@ -226,16 +327,39 @@ impl RunContext {
                 },
             },
         };
+        // A message limit an addition exceeded ends the run even when the agent went on.
+        let result = result.and_then(|state| match cx.check_violation() {
+            Ok(()) => Ok(state),
+            Err(e) => Err(AgentError::with_state(e, state)),
+        });
+        let usage = cx.usage();
         match result {
-            Ok(state) => Ok(AgentRun { state, limit: None }),
+            Ok(mut state) => {
+                state.detach();
+                Ok(AgentRun {
+                    state,
+                    limit: None,
+                    usage,
+                })
+            }
             Err(AgentError {
                 kind: AgentErrorKind::Limit(exceeded),
                 state: partial,
-            }) if cx.owns(&exceeded) => Ok(AgentRun {
-                state: partial.map(|s| *s).unwrap_or_default(),
-                limit: Some(exceeded),
-            }),
-            Err(e) => Err(e),
+            }) if cx.owns(&exceeded) => {
+                let mut state = partial.map(|s| *s).unwrap_or_default();
+                state.detach();
+                Ok(AgentRun {
+                    state,
+                    limit: Some(exceeded),
+                    usage,
+                })
+            }
+            Err(mut e) => {
+                if let Some(state) = e.state.as_deref_mut() {
+                    state.detach();
+                }
+                Err(e)
+            }
         }
     }
 }

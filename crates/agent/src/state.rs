@@ -3,6 +3,9 @@
 use actuator_model::{ChatCompletionChoice, ChatMessage, ModelOutput, StopReason};
 use serde::{Deserialize, Serialize};
 
+use crate::context::RunContext;
+use crate::messages::MessageList;
+
 /// The conversation an agent works on, and its output.
 ///
 /// `output` is derived on read from the last assistant message unless it was set explicitly
@@ -21,8 +24,8 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AgentState {
-    /// The conversation.
-    pub messages: Vec<ChatMessage>,
+    /// The conversation (it enforces the run's message limit as messages are added).
+    pub messages: MessageList,
     /// The output, when set explicitly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     output: Option<ModelOutput>,
@@ -32,7 +35,7 @@ impl AgentState {
     /// A state with these messages and no explicit output.
     pub fn new(messages: Vec<ChatMessage>) -> Self {
         AgentState {
-            messages,
+            messages: messages.into(),
             output: None,
         }
     }
@@ -79,5 +82,15 @@ impl AgentState {
     /// Goes back to deriving the output from the messages.
     pub fn clear_output(&mut self) {
         self.output = None;
+    }
+
+    /// Puts the conversation under `cx`'s message limit (done by `run` for the state it runs).
+    pub(crate) fn attach(&mut self, cx: &RunContext) {
+        self.messages.attach(cx.clone());
+    }
+
+    /// Releases the conversation from its run (done by `run` for the state it returns).
+    pub(crate) fn detach(&mut self) {
+        self.messages.detach();
     }
 }

@@ -15,7 +15,7 @@ use actuator_agent::{
     DEFAULT_CONTINUE_PROMPT_NO_SUBMIT, DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue,
     RunContext, react, run,
 };
-use actuator_events::{Event, EventLog};
+use actuator_events::{Event, EventLog, Score};
 use actuator_model::{
     BoxFuture, ChatMessage, FunctionModel, Model, ModelOutput, ScriptedModel, StopReason, ToolCall,
 };
@@ -179,7 +179,7 @@ async fn reasoning_behind_a_submit_call_is_removed() {
 fn ends_with_4() -> AgentAttempts {
     AgentAttempts::new(3).scorer(|s: &AgentState| {
         let correct = s.output().completion().ends_with('4');
-        Box::pin(async move { if correct { 1.0 } else { 0.0 } })
+        Box::pin(async move { Score::from(if correct { 1.0 } else { 0.0 }) })
     })
 }
 
@@ -212,10 +212,13 @@ async fn attempts_exhausted_stop_without_scoring_the_last() {
     let s = scored.clone();
     let attempts = AgentAttempts::new(2).scorer(move |_st: &AgentState| {
         s.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { 0.0 })
+        Box::pin(async { Score::from(0.0) })
     });
     let attempts = attempts.incorrect_message(actuator_agent::IncorrectMessage::Fn(Arc::new(
-        |_s: &AgentState, score: f64| Box::pin(async move { format!("Score {score}: try again.") }),
+        |_s: &AgentState, score: &Score| {
+            let value = score.as_f64();
+            Box::pin(async move { format!("Score {value}: try again.") })
+        },
     )));
     let model = scripted(vec![submit("5"), submit("6")]);
     let agent = react()
@@ -797,5 +800,63 @@ async fn a_custom_submit_tool_with_its_own_name_and_description() {
     assert_eq!(
         transcript(&out.state.messages),
         vec!["user: q", "assistant: result=7 []"]
+    );
+}
+
+#[tokio::test]
+async fn attempts_read_the_reference_score_values_and_pass_the_whole_score() {
+    // "I" then "C": the reference's value_to_float makes them 0 and 1; the incorrect message
+    // function sees the scorer's explanation.
+    let verdicts = Arc::new(std::sync::Mutex::new(vec!["C", "I"]));
+    let v = verdicts.clone();
+    let attempts = AgentAttempts::new(3)
+        .scorer(move |_s: &AgentState| {
+            let verdict = v.lock().unwrap().pop().unwrap();
+            Box::pin(async move { Score::new(verdict).with_explanation("off by one") })
+        })
+        .incorrect_message(actuator_agent::IncorrectMessage::Fn(Arc::new(
+            |_s: &AgentState, score: &Score| {
+                let text = format!(
+                    "{:?} because {}",
+                    score.value,
+                    score.explanation.clone().unwrap_or_default()
+                );
+                Box::pin(async move { text })
+            },
+        )));
+    let model = scripted(vec![submit("5"), submit("4")]);
+    let agent = react()
+        .model(model)
+        .no_prompt()
+        .attempts(attempts)
+        .build()
+        .unwrap();
+    let out = run(&agent, "2 + 2?", &[]).await.unwrap();
+    assert_eq!(
+        transcript(&out.state.messages),
+        vec![
+            "user: 2 + 2?",
+            "assistant: 5 []",
+            "user: String(\"I\") because off by one",
+            "assistant: 4 []"
+        ]
+    );
+
+    // A custom conversion: only "A+" is correct.
+    let attempts = AgentAttempts::new(2)
+        .scorer(|_s: &AgentState| Box::pin(async { Score::new("C") }))
+        .score_value(|v| f64::from(u8::from(*v == actuator_events::ScoreValue::from("A+"))));
+    let model = scripted(vec![submit("5"), submit("4")]);
+    let agent = react()
+        .model(model.clone())
+        .no_prompt()
+        .attempts(attempts)
+        .build()
+        .unwrap();
+    run(&agent, "2 + 2?", &[]).await.unwrap();
+    assert_eq!(
+        model.calls(),
+        2,
+        "\"C\" is not correct under the custom conversion"
     );
 }

@@ -7,7 +7,8 @@
 //!   [`SpanEndEvent`], [`InfoEvent`], [`CompactionEvent`], [`LimitEvent`]), delivered to an
 //!   [`EventSink`] ([`EventLog`] keeps them in memory);
 //! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
-//!   the executor recognises when a tool that runs an agent hits an outer limit.
+//!   the executor recognises when a tool that runs an agent hits an outer limit;
+//! - [`Score`], what a scorer says about an answer (react's attempts, evaluations).
 
 mod event;
 pub use event::{
@@ -17,3 +18,6 @@ pub use event::{
 
 mod limit;
 pub use limit::{LimitExceeded, LimitKind, ScopeId, format_amount};
+
+mod score;
+pub use score::{CORRECT, INCORRECT, NOANSWER, PARTIAL, Score, ScoreValue};

@@ -137,7 +137,7 @@ impl std::fmt::Debug for AgentSolver {
 
 impl AgentSolver {
     fn write_back(state: &mut TaskState, agent_state: &AgentState) {
-        state.messages = agent_state.messages.clone();
+        state.messages = agent_state.messages.to_vec();
         let output = agent_state.output();
         if !output.is_empty() {
             state.output = output;

@@ -108,6 +108,8 @@ impl ReactAgent {
                 *state = agent
                     .generate(taken, self.tools.clone(), cx.clone())
                     .await?;
+                // The agent may hand back a new state: keep the run's limit on it.
+                state.attach(cx);
                 return Ok(());
             }
             ReactModel::Model(m) => m.as_ref(),
@@ -165,7 +167,7 @@ impl ReactAgent {
         compactor: Option<&mut Compactor>,
         compaction_allowed: bool,
     ) -> Option<Recovery> {
-        let mut previous = state.messages.clone();
+        let mut previous: Vec<ChatMessage> = state.messages.to_vec();
         previous.pop();
         if let (Some(c), true, ReactModel::Model(model)) =
             (compactor, compaction_allowed, &self.model)
@@ -175,7 +177,7 @@ impl ReactAgent {
                 .await
             {
                 Ok((_, message)) => {
-                    state.messages = previous;
+                    state.messages.set(previous);
                     if let Some(m) = message {
                         state.messages.push(m);
                     }
@@ -195,7 +197,7 @@ impl ReactAgent {
         };
         if let Some(filter) = filter {
             let before = previous.len();
-            state.messages = filter.apply(previous).await;
+            state.messages.set(filter.apply(previous).await);
             if state.messages.len() < before {
                 info(
                     cx,
@@ -239,16 +241,16 @@ impl ReactAgent {
         if *attempt_count >= self.attempts.attempts {
             return Ok(Landed::Done);
         }
-        let score = match &self.attempts.scorer {
-            Some(scorer) => scorer(state).await,
-            None => 1.0,
+        let Some(scorer) = &self.attempts.scorer else {
+            return Ok(Landed::Done);
         };
-        if score == 1.0 {
+        let score = scorer(state).await;
+        if (self.attempts.score_value)(&score.value) == 1.0 {
             return Ok(Landed::Done);
         }
         let message = match &self.attempts.incorrect_message {
             IncorrectMessage::Text(t) => t.clone(),
-            IncorrectMessage::Fn(f) => f(state, score).await,
+            IncorrectMessage::Fn(f) => f(state, &score).await,
         };
         state.messages.push(ChatMessage::user(message));
         cx.check_messages(state.messages.len(), false)
@@ -363,7 +365,10 @@ impl ReactAgent {
             }
             match decision {
                 ContinueDecision::Stop => break,
-                ContinueDecision::State(new_state) => state = new_state,
+                ContinueDecision::State(new_state) => {
+                    state = new_state;
+                    state.attach(&cx);
+                }
                 ContinueDecision::Continue | ContinueDecision::Message(_) => {}
             }
             cx.check_messages(state.messages.len(), false)
@@ -373,7 +378,10 @@ impl ReactAgent {
         if let Some(submit) = &self.submit
             && !submit.keep_in_messages
         {
-            state.messages = remove_submit_tool(std::mem::take(&mut state.messages), &submit.name);
+            let messages = state.messages.take();
+            state
+                .messages
+                .set(remove_submit_tool(messages, &submit.name));
         }
         Ok(state)
     }

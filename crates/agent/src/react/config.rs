@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use actuator_events::{Score, ScoreValue};
 use actuator_model::{BoxFuture, Model};
 use actuator_tool_core::ToolDef;
 
@@ -103,18 +104,24 @@ impl From<String> for AgentPrompt {
     }
 }
 
-/// Judges a submission: returns the score's value, where `1.0` means correct.
-pub type Scorer = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, f64> + Send + Sync>;
+/// Judges a submission: returns a [`Score`], whose value converted to a number
+/// ([`AgentAttempts::score_value`]) is `1.0` when the answer is correct.
+pub type Scorer = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, Score> + Send + Sync>;
 
-/// Computes the message after an incorrect submission from the state and the score's value.
-pub type IncorrectMessageFn = Arc<dyn Fn(&AgentState, f64) -> BoxFuture<'_, String> + Send + Sync>;
+/// Computes the message after an incorrect submission from the state and the whole score.
+pub type IncorrectMessageFn =
+    Arc<dyn for<'a> Fn(&'a AgentState, &'a Score) -> BoxFuture<'a, String> + Send + Sync>;
+
+/// Converts a score's value to a number (default: the reference's `value_to_float`,
+/// [`ScoreValue::as_f64`]).
+pub type ScoreValueFn = Arc<dyn Fn(&ScoreValue) -> f64 + Send + Sync>;
 
 /// What to tell the model after an incorrect submission.
 #[derive(Clone)]
 pub enum IncorrectMessage {
     /// A fixed text.
     Text(String),
-    /// Computed from the state and the score's value.
+    /// Computed from the state and the score.
     Fn(IncorrectMessageFn),
 }
 
@@ -136,6 +143,8 @@ pub struct AgentAttempts {
     pub incorrect_message: IncorrectMessage,
     /// Judges submissions (required when `attempts > 1`).
     pub scorer: Option<Scorer>,
+    /// Turns a score's value into a number; `1.0` is correct.
+    pub score_value: ScoreValueFn,
 }
 
 impl std::fmt::Debug for AgentAttempts {
@@ -161,16 +170,35 @@ impl AgentAttempts {
             attempts,
             incorrect_message: IncorrectMessage::Text(DEFAULT_INCORRECT_MESSAGE.to_owned()),
             scorer: None,
+            score_value: Arc::new(ScoreValue::as_f64),
         }
     }
 
-    /// Judges submissions with `scorer` (a score of `1.0` is correct).
+    /// Judges submissions with `scorer`: a score whose value converts to `1.0` (`C`, `true`,
+    /// `1`, …) is correct.
+    ///
+    /// ```
+    /// use actuator_agent::{AgentAttempts, AgentState};
+    /// use actuator_events::Score;
+    /// let attempts = AgentAttempts::new(3).scorer(|state: &AgentState| {
+    ///     let right = state.output().completion().contains("42");
+    ///     Box::pin(async move { Score::new(if right { "C" } else { "I" }) })
+    /// });
+    /// assert_eq!(attempts.attempts, 3);
+    /// ```
     #[must_use]
     pub fn scorer(
         mut self,
-        scorer: impl Fn(&AgentState) -> BoxFuture<'_, f64> + Send + Sync + 'static,
+        scorer: impl Fn(&AgentState) -> BoxFuture<'_, Score> + Send + Sync + 'static,
     ) -> Self {
         self.scorer = Some(Arc::new(scorer));
+        self
+    }
+
+    /// Converts score values with `f` instead of the reference's `value_to_float`.
+    #[must_use]
+    pub fn score_value(mut self, f: impl Fn(&ScoreValue) -> f64 + Send + Sync + 'static) -> Self {
+        self.score_value = Arc::new(f);
         self
     }
 

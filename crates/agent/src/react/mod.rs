@@ -16,6 +16,6 @@ pub use agent::ReactAgent;
 pub use builder::{ReactBuilder, react};
 pub use config::{
     AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
-    IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactModel, Scorer,
+    IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactModel, ScoreValueFn, Scorer,
 };
 pub use submit::{remove_submit_tool, submit_output};
