@@ -152,6 +152,26 @@ fn the_run_context_is_injected_and_not_a_parameter() {
 }
 
 #[test]
+fn run_with_passes_arguments_and_resources() {
+    let agent = greet_agent();
+    let options = RunOptions::new()
+        .resource(Greeting("hey"))
+        .args(args(json!({"name": "Grace"})));
+    let out = rt().block_on(run_with(&agent, "hi", options)).unwrap();
+    let texts: Vec<String> = out.state.messages.iter().map(ChatMessage::text).collect();
+    assert_eq!(texts, ["hi", "hey, Grace", "42"]);
+}
+
+#[test]
+fn a_run_with_a_wrong_argument_fails_naming_it() {
+    let options = RunOptions::new().args(args(json!({"times": "two"})));
+    let error = rt()
+        .block_on(run_with(&echo_agent(), "hi", options))
+        .unwrap_err();
+    assert!(error.to_string().contains("times"), "{error}");
+}
+
+#[test]
 fn a_run_without_a_required_argument_fails_naming_it() {
     let agent = greet_agent();
     let options = RunOptions::new().resource(Greeting("hey"));
