@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | [`tool_core`] | tool definitions, validation, results, errors, truncation | always |
 //! | [`tool`] | the `#[tool]` attribute | `macros` (default) |
+//! | [`macro@agent`] | the `#[agent]` attribute (`#[actuator::agent]`; the module of the same name is below) | `macros` and `agent` (default) |
 //! | [`dialect`] | each provider's tool object with a report of what changed, `strip_strict_nulls`, `parse_tool_call` | `dialect` (default) |
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
@@ -55,6 +56,10 @@ pub use actuator_model as model;
 
 #[cfg(feature = "agent")]
 pub use actuator_agent as agent;
+// The attribute and the module share the name `agent` in different namespaces (macros and
+// types): `#[actuator::agent]` is the attribute, `actuator::agent::run` the module's.
+#[cfg(all(feature = "macros", feature = "agent"))]
+pub use actuator_tool_macros::agent;
 
 #[cfg(feature = "multi")]
 pub use actuator_multi as multi;
@@ -66,6 +71,8 @@ pub mod prelude {
         ToolError, ToolFailure, ToolInfo, ToolOutput, ToolParams,
     };
 
+    #[cfg(all(feature = "macros", feature = "agent"))]
+    pub use actuator_tool_macros::agent;
     #[cfg(feature = "macros")]
     pub use actuator_tool_macros::tool;
 
@@ -77,7 +84,9 @@ pub mod prelude {
     pub use actuator_model::{ChatMessage, Model, ModelOutput, ScriptedModel};
 
     #[cfg(feature = "agent")]
-    pub use actuator_agent::{Agent, AgentState, RunContext, RunOptions, react, run, run_with};
+    pub use actuator_agent::{
+        Agent, AgentError, AgentState, RunContext, RunOptions, react, run, run_with,
+    };
 
     #[cfg(feature = "multi")]
     pub use actuator_multi::{as_tool, handoff};

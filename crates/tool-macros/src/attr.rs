@@ -1,4 +1,4 @@
-//! The options of `#[tool(...)]` on a function and of `#[tool(...)]` on a parameter.
+//! The options of `#[tool(...)]` and `#[agent(...)]` on a function and on a parameter.
 //!
 //! Both are comma-separated `key`, `key = value` lists. Parsing never stops at the first
 //! problem: an unknown or duplicated key, or a bad value, is recorded in the [`Ctxt`] with the
@@ -11,6 +11,32 @@ use syn::parse::{ParseStream, Parser};
 use syn::{Expr, Ident, LitBool, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
+
+/// Which attribute is being expanded: its name appears in error messages and in the parameter
+/// attributes it reads (`#[tool(default)]`, `#[agent(default)]`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Macro {
+    Tool,
+    Agent,
+}
+
+impl Macro {
+    /// The attribute's name, `tool` or `agent`.
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Macro::Tool => "tool",
+            Macro::Agent => "agent",
+        }
+    }
+
+    /// The article before the attribute's name: "a `#[tool]`", "an `#[agent]`".
+    pub(crate) fn article(self) -> &'static str {
+        match self {
+            Macro::Tool => "a",
+            Macro::Agent => "an",
+        }
+    }
+}
 
 /// A value with the span of the tokens it came from.
 #[derive(Clone)]
@@ -47,28 +73,10 @@ pub(crate) fn parse_tool_options(cx: &Ctxt, args: TokenStream) -> AttrOptions {
                 format!("unknown `#[tool]` option `{key_name}`; expected one of {TOOL_OPTIONS}"),
             ));
         }
-        check_duplicate(&mut seen, key)?;
+        check_duplicate(Macro::Tool, &mut seen, key)?;
         match key_name.as_str() {
-            "name" => {
-                let lit: LitStr = value_of(key, input)?;
-                options.name = Some(Spanned {
-                    value: lit.value(),
-                    span: lit.span(),
-                });
-            }
-            "description" => {
-                let lit: LitStr = value_of(key, input)?;
-                if lit.value().trim().is_empty() {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "the tool description must not be empty",
-                    ));
-                }
-                options.description = Some(Spanned {
-                    value: lit.value(),
-                    span: lit.span(),
-                });
-            }
+            "name" => options.name = Some(string_value(key, input)?),
+            "description" => options.description = Some(description(Macro::Tool, key, input)?),
             "parallel" => options.parallel = Some(flag(input)?),
             "max_output" => {
                 let lit: LitInt = value_of(key, input)?;
@@ -97,6 +105,69 @@ pub(crate) fn parse_tool_options(cx: &Ctxt, args: TokenStream) -> AttrOptions {
     options
 }
 
+/// Parses `= "text"`.
+fn string_value(key: &Ident, input: ParseStream<'_>) -> syn::Result<Spanned<String>> {
+    let lit: LitStr = value_of(key, input)?;
+    Ok(Spanned {
+        value: lit.value(),
+        span: lit.span(),
+    })
+}
+
+/// Parses `= "a description"`, which must not be blank.
+fn description(m: Macro, key: &Ident, input: ParseStream<'_>) -> syn::Result<Spanned<String>> {
+    let text = string_value(key, input)?;
+    if text.value.trim().is_empty() {
+        return Err(syn::Error::new(
+            text.span,
+            format!("the {} description must not be empty", m.attr()),
+        ));
+    }
+    Ok(text)
+}
+
+/// The options of the `#[agent(...)]` attribute on a function.
+#[derive(Default)]
+pub(crate) struct AgentOptions {
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) krate: Option<Path>,
+}
+
+const AGENT_OPTIONS: &str = "`name`, `description`, `crate`";
+
+/// Parses the arguments of `#[agent(...)]` on a function.
+pub(crate) fn parse_agent_options(cx: &Ctxt, args: TokenStream) -> AgentOptions {
+    let mut options = AgentOptions::default();
+    let mut seen: Vec<String> = Vec::new();
+    parse_entries(cx, args, |key, input| {
+        let key_name = key.to_string();
+        if !is_one_of(&key_name, AGENT_OPTIONS) {
+            return Err(syn::Error::new(
+                key.span(),
+                format!("unknown `#[agent]` option `{key_name}`; expected one of {AGENT_OPTIONS}"),
+            ));
+        }
+        check_duplicate(Macro::Agent, &mut seen, key)?;
+        match key_name.as_str() {
+            "name" => {
+                let name = string_value(key, input)?;
+                if name.value.trim().is_empty() {
+                    return Err(syn::Error::new(
+                        name.span,
+                        "the agent name must not be empty",
+                    ));
+                }
+                options.name = Some(name);
+            }
+            "description" => options.description = Some(description(Macro::Agent, key, input)?),
+            _ => options.krate = Some(value_with(key, input, Path::parse_mod_style)?),
+        }
+        Ok(())
+    });
+    options
+}
+
 /// How a parameter gets its value when the model leaves it out.
 #[derive(Clone)]
 pub(crate) enum ParamDefault {
@@ -106,7 +177,7 @@ pub(crate) enum ParamDefault {
     Expr(Box<Expr>),
 }
 
-/// The options of `#[tool(...)]` on a parameter.
+/// The options of `#[tool(...)]` (or `#[agent(...)]`) on a parameter.
 #[derive(Default)]
 pub(crate) struct ParamOptions {
     /// `#[tool(flatten)]`: the struct's fields are the parameters.
@@ -115,9 +186,21 @@ pub(crate) struct ParamOptions {
 }
 
 const PARAM_OPTIONS: &str = "`flatten`, `default`";
+/// An agent's arguments are always taken one by one: no `flatten`.
+const AGENT_PARAM_OPTIONS: &str = "`default`";
 
-/// Parses the arguments of one `#[tool(...)]` attribute on a parameter into `options`.
-pub(crate) fn parse_param_options(cx: &Ctxt, args: TokenStream, options: &mut ParamOptions) {
+/// Parses the arguments of one `#[tool(...)]` (or `#[agent(...)]`) attribute on a parameter
+/// into `options`.
+pub(crate) fn parse_param_options(
+    cx: &Ctxt,
+    m: Macro,
+    args: TokenStream,
+    options: &mut ParamOptions,
+) {
+    let allowed = match m {
+        Macro::Tool => PARAM_OPTIONS,
+        Macro::Agent => AGENT_PARAM_OPTIONS,
+    };
     let mut seen: Vec<String> = Vec::new();
     if options.flatten.is_some() {
         seen.push("flatten".into());
@@ -127,15 +210,16 @@ pub(crate) fn parse_param_options(cx: &Ctxt, args: TokenStream, options: &mut Pa
     }
     parse_entries(cx, args, |key, input| {
         let key_name = key.to_string();
-        if !is_one_of(&key_name, PARAM_OPTIONS) {
+        if !is_one_of(&key_name, allowed) {
             return Err(syn::Error::new(
                 key.span(),
                 format!(
-                    "unknown `#[tool]` parameter option `{key_name}`; expected one of {PARAM_OPTIONS}"
+                    "unknown `#[{}]` parameter option `{key_name}`; expected one of {allowed}",
+                    m.attr()
                 ),
             ));
         }
-        check_duplicate(&mut seen, key)?;
+        check_duplicate(m, &mut seen, key)?;
         if key_name == "flatten" {
             options.flatten = Some(key.span());
         } else if input.peek(Token![=]) {
@@ -152,12 +236,12 @@ fn is_one_of(key: &str, list: &str) -> bool {
     list.split(", ").any(|k| k.trim_matches('`') == key)
 }
 
-fn check_duplicate(seen: &mut Vec<String>, key: &Ident) -> syn::Result<()> {
+fn check_duplicate(m: Macro, seen: &mut Vec<String>, key: &Ident) -> syn::Result<()> {
     let name = key.to_string();
     if seen.contains(&name) {
         return Err(syn::Error::new(
             key.span(),
-            format!("duplicate `#[tool]` option `{name}`"),
+            format!("duplicate `#[{}]` option `{name}`", m.attr()),
         ));
     }
     seen.push(name);

@@ -1,19 +1,25 @@
 //! # actuator-tool-macros
 //!
-//! The `#[tool]` attribute: turns a documented Rust function into an Actuator tool, a
-//! `ToolDef` of `actuator-tool-core`. See [`macro@tool`].
+//! The `#[tool]` attribute turns a documented Rust function into an Actuator tool, a `ToolDef`
+//! of `actuator-tool-core` (see [`macro@tool`]); the `#[agent]` attribute turns a documented
+//! `async fn` into an agent, a `FnAgent` of `actuator-agent` (see [`macro@agent`]).
 //!
-//! The macro is written in three steps, each in its own module: `attr` and `docs` read the
-//! attribute options and the doc comments, `model` validates everything into a `Tool`
-//! (collecting every error in a `ctxt::Ctxt`, each on the user's token it concerns), and
-//! `expand` generates the code — or, when there were errors, the function, a stub constructor
-//! and the errors, so the user sees the real problems and no follow-on ones.
+//! Each macro is written in three steps: `attr` and `docs` read the attribute options and the
+//! doc comments, `model` (`agent_model`) validates everything into a `Tool` (an `AgentFn`),
+//! collecting every error in a `ctxt::Ctxt`, each on the user's token it concerns, and `expand`
+//! (`agent_expand`) generates the code — or, when there were errors, the function, a stub
+//! constructor and the errors, so the user sees the real problems and no follow-on ones. The
+//! parameters are read (`params`) and their schema and arguments generated (`expand`) by the
+//! same code for both, so an agent's parameters follow a tool's rules.
 
+mod agent_expand;
+mod agent_model;
 mod attr;
 mod ctxt;
 mod docs;
 mod expand;
 mod model;
+mod params;
 
 use proc_macro::TokenStream;
 
@@ -156,4 +162,106 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
+}
+
+/// Turns an `async fn` into an agent whose parameters have a schema.
+///
+/// ```
+/// use actuator_agent::{Agent, AgentError, AgentState, RunContext};
+/// use actuator_model::ChatMessage;
+/// use actuator_tool_macros::agent;
+///
+/// /// Summarizes the conversation in a few words.
+/// ///
+/// /// # Arguments
+/// /// * `words` - At most this many words.
+/// /// * `style` - The tone of the summary, if any.
+/// #[agent]
+/// async fn summarize(
+///     mut state: AgentState,
+///     cx: RunContext,
+///     #[agent(default = 10)] words: usize,
+///     style: Option<String>,
+/// ) -> Result<AgentState, AgentError> {
+///     let _ = cx; // the run's context: limits, events, resources, nested runs
+///     let text: Vec<String> = state.messages.iter().map(|m| m.text()).collect();
+///     let mut summary: Vec<&str> = text.iter().flat_map(|t| t.split(' ')).take(words).collect();
+///     if let Some(style) = &style {
+///         summary.insert(0, style);
+///     }
+///     state.messages.push(ChatMessage::assistant(summary.join(" ")));
+///     Ok(state)
+/// }
+///
+/// let agent = summarize_agent();
+/// assert_eq!(agent.name(), "summarize");
+/// assert_eq!(agent.description(), Some("Summarizes the conversation in a few words."));
+/// assert_eq!(agent.parameters().names().collect::<Vec<_>>(), ["words", "style"]);
+/// assert!(agent.parameters().required.is_empty());
+/// assert_eq!(agent.parameters().properties["words"]["default"], 10);
+///
+/// let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let args = serde_json::json!({"words": 2}).as_object().unwrap().clone();
+/// let out = rt.block_on(RunContext::new().run(&agent, "one two three", &[], args)).unwrap();
+/// assert_eq!(out.state.output().completion(), "one two");
+/// ```
+///
+/// # What it generates
+///
+/// The function stays as written (its parameters lose the `#[agent(...)]` and `///` attributes,
+/// which only the macro reads), and next to it comes a constructor with the same visibility and
+/// `#[cfg]`s: `fn summarize_agent() -> FnAgent`. It is `agent_fn(name, …)` with the agent's
+/// description and parameters; the parameters' schema is built once, on the first call. Each
+/// run takes the agent's arguments out of the run's arguments (applying defaults) and calls
+/// the function; an argument missing or not fitting its type ends the run with an
+/// `AgentErrorKind::Config` error naming the agent and the argument (the function is not
+/// called).
+///
+/// The generated code names `::actuator_agent` when the calling crate depends on it, else the
+/// `actuator` facade's `::actuator::agent`; a crate that re-exports it elsewhere says so with
+/// `#[agent(crate = path::to::agent)]`. The attribute itself lives here, in
+/// `actuator-tool-macros` (compile time only): a crate using `actuator-agent` without the
+/// facade adds this crate too; the facade re-exports it as `actuator::agent` (the attribute;
+/// the module of the same name is the agent crate) and in its prelude.
+///
+/// # The function
+///
+/// `async fn name(state: AgentState, <params…>) -> Result<AgentState, AgentError>`:
+///
+/// - The first parameter is the state the agent runs on (any name, type `AgentState`).
+/// - A parameter whose type is `RunContext` (by value) receives the run's context: its
+///   limits, events and resources, and what nested runs go through. It is not in the schema.
+/// - Every other parameter is one of the agent's arguments, which handoffs and `as_tool` offer
+///   to the model and `run` passes: it has one concrete, owned type implementing
+///   `serde::Deserialize` and `schemars::JsonSchema`, as a `#[tool]` parameter does.
+///
+/// A method taking `&self` in an inherent `impl` block works as with `#[tool]`: the
+/// constructor is `fn name_agent(self: &Arc<Self>) -> FnAgent` and the agent holds the `Arc`.
+/// A function that is not `async`, generic, `unsafe`, or a method taking `self`, `mut self`
+/// or `&mut self` is a compile error.
+///
+/// # Descriptions
+///
+/// As for [`macro@tool`]: the agent's description is the doc comment's text before its first
+/// `# ` heading (plus any `# Examples`); a parameter's description is its own doc comment or
+/// its entry under `# Arguments`. An agent or a parameter without a description, or an
+/// `# Arguments` entry naming no parameter, is a compile error; entries may describe the
+/// state and context parameters for Rust readers (they are left out of the schema).
+///
+/// # Options
+///
+/// On the function, `#[agent(...)]` takes:
+///
+/// | option | meaning |
+/// | --- | --- |
+/// | `name = "researcher"` | the agent's name (default: the function name) |
+/// | `description = "…"` | replaces the doc comment's description (parameter descriptions still come from the docs) |
+/// | `crate = path` | the path to `actuator_agent` (default: `::actuator_agent`, or `::actuator::agent` through the facade) |
+///
+/// On a parameter, `#[agent(default = expr)]` and `#[agent(default)]` work as `#[tool]`'s
+/// (`expr` is shown in the schema as `default`), and an `Option<T>` parameter is optional
+/// without any attribute.
+#[proc_macro_attribute]
+pub fn agent(args: TokenStream, input: TokenStream) -> TokenStream {
+    agent_expand::agent(args.into(), input.into()).into()
 }

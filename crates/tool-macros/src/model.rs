@@ -2,19 +2,22 @@
 //! description of what to generate. Every problem is recorded in the [`Ctxt`] on the user's
 //! token it concerns; a [`Tool`] is returned even then, so that a stub constructor can still be
 //! generated and the user sees the real error, not a cascade of "cannot find `add_tool`".
+//!
+//! The checks of the signature and the receiver, the path to the runtime crate and the
+//! "not a function" span are shared with `#[agent]` (see `agent_model`).
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
 use syn::ext::IdentExt;
-use syn::spanned::Spanned;
 use syn::{
-    Attribute, Expr, FnArg, Ident, ItemFn, Pat, Path, ReceiverKind, ReturnType, Safety, Type,
-    Visibility,
+    Attribute, Expr, FnArg, Ident, ItemFn, Path, ReceiverKind, ReturnType, Safety, Visibility,
 };
 
-use crate::attr::{self, ParamDefault, ParamOptions};
+use crate::attr::{self, Macro};
 use crate::ctxt::Ctxt;
-use crate::docs::{self, FnDocs};
+use crate::docs;
+pub(crate) use crate::params::{Param, ParamKind};
+use crate::params::{collect_params, describe_params};
 
 /// Everything the code generator needs, validated.
 pub(crate) struct Tool {
@@ -39,26 +42,6 @@ pub(crate) struct Tool {
     pub(crate) viewer: Option<Expr>,
 }
 
-/// One parameter of the function.
-pub(crate) struct Param {
-    /// The JSON name (the identifier without `r#`).
-    pub(crate) name: String,
-    pub(crate) ty: Type,
-    pub(crate) description: Option<String>,
-    pub(crate) kind: ParamKind,
-}
-
-pub(crate) enum ParamKind {
-    /// Taken with `ToolArgs::required` (optional in the schema when the type accepts null).
-    Plain,
-    /// `#[tool(default = expr)]`.
-    DefaultExpr(Box<Expr>),
-    /// `#[tool(default)]`.
-    DefaultTrait,
-    /// `#[tool(flatten)]`.
-    Flatten,
-}
-
 /// The longest tool name providers accept.
 const MAX_NAME_LEN: usize = 64;
 
@@ -70,30 +53,58 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// The default path to the runtime crate: `actuator_tool_core` when the calling crate depends
-/// on it, else the `actuator` facade's re-export, found in the caller's `Cargo.toml` (so that
-/// users of the facade need no `crate = ...`).
-pub(crate) fn default_krate() -> Path {
+/// Where a runtime crate is: its package (`actuator-tool-core`), its library name
+/// (`actuator_tool_core`) and its module in the `actuator` facade (`tool_core`).
+pub(crate) struct Runtime {
+    pub(crate) package: &'static str,
+    pub(crate) lib: &'static str,
+    pub(crate) facade_module: &'static str,
+}
+
+/// `#[tool]`'s runtime crate.
+pub(crate) const TOOL_CORE: Runtime = Runtime {
+    package: "actuator-tool-core",
+    lib: "actuator_tool_core",
+    facade_module: "tool_core",
+};
+
+/// The default path to a runtime crate: the crate itself when the calling crate depends on it,
+/// else the `actuator` facade's re-export, found in the caller's `Cargo.toml` (so that users of
+/// the facade need no `crate = ...`).
+pub(crate) fn default_krate(runtime: &Runtime) -> Path {
     use proc_macro_crate::{FoundCrate, crate_name};
     // `Itself` also answers for the package's tests and examples, which are separate crates.
     let is_lib = |lib: &str| std::env::var("CARGO_CRATE_NAME").is_ok_and(|c| c == lib);
     let ident = |name: &str| proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
-    match crate_name("actuator-tool-core") {
-        Ok(FoundCrate::Itself) if is_lib("actuator_tool_core") => syn::parse_quote!(crate),
+    let module = ident(runtime.facade_module);
+    match crate_name(runtime.package) {
+        Ok(FoundCrate::Itself) if is_lib(runtime.lib) => syn::parse_quote!(crate),
         Ok(FoundCrate::Name(name)) => {
             let name = ident(&name);
             syn::parse_quote!(::#name)
         }
         _ => match crate_name("actuator") {
-            Ok(FoundCrate::Itself) if is_lib("actuator") => syn::parse_quote!(crate::tool_core),
-            Ok(FoundCrate::Itself) => syn::parse_quote!(::actuator::tool_core),
+            Ok(FoundCrate::Itself) if is_lib("actuator") => syn::parse_quote!(crate::#module),
+            Ok(FoundCrate::Itself) => syn::parse_quote!(::actuator::#module),
             Ok(FoundCrate::Name(name)) => {
                 let name = ident(&name);
-                syn::parse_quote!(::#name::tool_core)
+                syn::parse_quote!(::#name::#module)
             }
-            Err(_) => syn::parse_quote!(::actuator_tool_core),
+            Err(_) => {
+                let lib = ident(runtime.lib);
+                syn::parse_quote!(::#lib)
+            }
         },
     }
+}
+
+/// The function's `#[cfg]` attributes, repeated on its constructor.
+pub(crate) fn cfg_attrs(func: &ItemFn) -> Vec<Attribute> {
+    func.attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .cloned()
+        .collect()
 }
 
 /// Validates `func` and its `#[tool(...)]` arguments. The function's parameters lose their
@@ -104,12 +115,16 @@ pub(crate) fn analyze(cx: &Ctxt, args: TokenStream, func: &mut ItemFn) -> Tool {
     let fn_ident = sig.ident.clone();
     let fn_name = fn_ident.unraw().to_string();
 
-    check_signature(cx, func);
-    let method = check_receiver(cx, func);
+    check_signature(cx, Macro::Tool, func);
+    let method = check_receiver(cx, Macro::Tool, func);
 
-    let params = collect_params(cx, func);
+    let inputs = func.sig.inputs.iter_mut().filter_map(|input| match input {
+        FnArg::Typed(pat_type) => Some(pat_type),
+        FnArg::Receiver(_) => None,
+    });
+    let params = collect_params(cx, Macro::Tool, inputs);
     let fn_docs = docs::parse_fn_docs(&docs::doc_lines(&func.attrs));
-    let params = describe_params(cx, &fn_name, params, &fn_docs);
+    let params = describe_params(cx, &fn_name, params, &[], &fn_docs);
 
     let name = match &options.name {
         Some(name) => {
@@ -162,15 +177,10 @@ pub(crate) fn analyze(cx: &Ctxt, args: TokenStream, func: &mut ItemFn) -> Tool {
             .push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
     }
 
-    let cfgs = func
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg"))
-        .cloned()
-        .collect();
+    let cfgs = cfg_attrs(func);
 
     Tool {
-        krate: options.krate.unwrap_or_else(default_krate),
+        krate: options.krate.unwrap_or_else(|| default_krate(&TOOL_CORE)),
         vis: func.vis.clone(),
         ctor_ident: format_ident!("{}_tool", fn_name, span = fn_ident.span()),
         fn_ident,
@@ -188,251 +198,77 @@ pub(crate) fn analyze(cx: &Ctxt, args: TokenStream, func: &mut ItemFn) -> Tool {
     }
 }
 
-/// Rejects what a tool function cannot be: generic, `unsafe`, variadic.
-fn check_signature(cx: &Ctxt, func: &ItemFn) {
+/// Rejects what a tool or agent function cannot be: generic, `unsafe`, variadic.
+pub(crate) fn check_signature(cx: &Ctxt, m: Macro, func: &ItemFn) {
+    let attr_name = m.attr();
+    let a = m.article();
     let sig = &func.sig;
     if !sig.generics.params.is_empty() {
         cx.error_spanned_by(
             &sig.generics,
-            "a `#[tool]` function cannot be generic: the model calls it with JSON, so every \
-             parameter needs one concrete type",
+            format!(
+                "{a} `#[{attr_name}]` function cannot be generic: the model calls it with JSON, so \
+                 every parameter needs one concrete type"
+            ),
         );
     } else if let Some(where_clause) = &sig.generics.where_clause {
         cx.error_spanned_by(
             where_clause,
-            "a `#[tool]` function cannot have a `where` clause: every parameter needs one \
-             concrete type",
+            format!(
+                "{a} `#[{attr_name}]` function cannot have a `where` clause: every parameter needs \
+                 one concrete type"
+            ),
         );
     }
     if let Safety::Unsafe(token) = &sig.safety {
         cx.error_spanned_by(
             token,
-            "a `#[tool]` function cannot be `unsafe`: a model's call cannot uphold its safety \
-             contract",
+            format!(
+                "{a} `#[{attr_name}]` function cannot be `unsafe`: a model's call cannot uphold \
+                 its safety contract"
+            ),
         );
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned_by(variadic.dots, "a `#[tool]` function cannot be variadic");
+        cx.error_spanned_by(
+            variadic.dots,
+            format!("{a} `#[{attr_name}]` function cannot be variadic"),
+        );
     }
 }
 
 /// Checks the receiver: none (a free function) or `&self`. Returns whether there is one.
-fn check_receiver(cx: &Ctxt, func: &ItemFn) -> bool {
+pub(crate) fn check_receiver(cx: &Ctxt, m: Macro, func: &ItemFn) -> bool {
     let Some(receiver) = func.sig.receiver() else {
         return false;
     };
+    let attr_name = m.attr();
+    let a = m.article();
     match &receiver.kind {
         ReceiverKind::Reference(_, _, None) => {}
         ReceiverKind::Reference(_, _, Some(_)) => cx.error_spanned_by(
             receiver,
-            "a `#[tool]` method cannot take `&mut self`: calls may run concurrently; take `&self` \
-             and keep mutable state behind a `Mutex` or an atomic",
+            format!(
+                "{a} `#[{attr_name}]` method cannot take `&mut self`: calls may run concurrently; \
+                 take `&self` and keep mutable state behind a `Mutex` or an atomic"
+            ),
         ),
         ReceiverKind::Value => cx.error_spanned_by(
             receiver,
-            "a `#[tool]` method cannot take `self` by value: the tool keeps the value in an `Arc` \
-             and calls the method many times; take `&self`",
+            format!(
+                "{a} `#[{attr_name}]` method cannot take `self` by value: the {attr_name} keeps \
+                 the value in an `Arc` and calls the method many times; take `&self`"
+            ),
         ),
         _ => cx.error_spanned_by(
             receiver,
-            "a `#[tool]` method must take `&self` (the tool keeps the value in an `Arc<Self>`)",
+            format!(
+                "{a} `#[{attr_name}]` method must take `&self` (the {attr_name} keeps the value \
+                 in an `Arc<Self>`)"
+            ),
         ),
     }
     true
-}
-
-/// A parameter as written, before descriptions are attached.
-struct RawParam {
-    ident: Ident,
-    ty: Type,
-    options: ParamOptions,
-    doc: Option<String>,
-}
-
-/// Takes the typed parameters apart, stripping their `#[tool]` and doc attributes.
-fn collect_params(cx: &Ctxt, func: &mut ItemFn) -> Vec<RawParam> {
-    let mut params = Vec::new();
-    let mut flatten_seen = false;
-    for input in &mut func.sig.inputs {
-        let FnArg::Typed(pat_type) = input else {
-            continue;
-        };
-        let mut options = ParamOptions::default();
-        let doc_lines = docs::doc_lines(&pat_type.attrs);
-        let mut kept = Vec::with_capacity(pat_type.attrs.len());
-        for attr in std::mem::take(&mut pat_type.attrs) {
-            if attr.path().is_ident("tool") {
-                match attr.meta.require_list() {
-                    Ok(list) => attr::parse_param_options(cx, list.tokens.clone(), &mut options),
-                    Err(err) => cx.syn_error(err),
-                }
-            } else if !docs::is_doc(&attr) {
-                kept.push(attr);
-            }
-        }
-        pat_type.attrs = kept;
-
-        if let (Some(_), Some(default)) = (options.flatten, &options.default) {
-            let span = match default {
-                ParamDefault::Trait(span) => *span,
-                ParamDefault::Expr(expr) => expr.span(),
-            };
-            cx.error_at(
-                span,
-                "a `#[tool(flatten)]` parameter cannot have a default: give the struct's fields \
-                 `#[serde(default)]` instead",
-            );
-        }
-        if let Some(flatten) = options.flatten {
-            if flatten_seen {
-                cx.error_at(
-                    flatten,
-                    "only one parameter can be `#[tool(flatten)]`: its struct takes all the \
-                     remaining arguments",
-                );
-            }
-            flatten_seen = true;
-        }
-
-        const PLAIN_NAME: &str = "a `#[tool]` parameter must be a plain name such as \
-                                  `query: String`: the name is the parameter's name in the \
-                                  JSON arguments";
-        let ident = match &*pat_type.pat {
-            Pat::Ident(pat) => {
-                if pat.by_ref.is_some() || pat.subpat.is_some() {
-                    // Still a named parameter: its `# Arguments` entry is not an error too.
-                    cx.error_spanned_by(&pat_type.pat, PLAIN_NAME);
-                }
-                pat.ident.clone()
-            }
-            other => {
-                cx.error_spanned_by(other, PLAIN_NAME);
-                continue;
-            }
-        };
-        check_param_type(cx, &pat_type.ty);
-
-        let doc = docs::render(doc_lines.iter().map(|l| l.text.as_str()));
-        params.push(RawParam {
-            ident,
-            ty: (*pat_type.ty).clone(),
-            options,
-            doc: (!doc.is_empty()).then_some(doc),
-        });
-    }
-    params
-}
-
-/// Rejects parameter types that can never be deserialized from JSON arguments.
-fn check_param_type(cx: &Ctxt, ty: &Type) {
-    match ty {
-        Type::ImplTrait(_) => cx.error_spanned_by(
-            ty,
-            "`impl Trait` cannot be a `#[tool]` parameter type: the argument is deserialized \
-             from JSON, so it needs a concrete type",
-        ),
-        Type::Reference(_) => cx.error_spanned_by(
-            ty,
-            "a `#[tool]` parameter cannot be a reference: the argument is deserialized from \
-             JSON and must own its data (use `String` for `&str`, `Vec<T>` for `&[T]`)",
-        ),
-        _ if contains_impl(ty.to_token_stream()) => cx.error_spanned_by(
-            ty,
-            "`impl Trait` cannot appear in a `#[tool]` parameter type: the argument is \
-             deserialized from JSON, so it needs a concrete type",
-        ),
-        _ => {}
-    }
-}
-
-fn contains_impl(tokens: TokenStream) -> bool {
-    tokens.into_iter().any(|tt| match tt {
-        TokenTree::Ident(ident) => ident == "impl",
-        TokenTree::Group(group) => contains_impl(group.stream()),
-        _ => false,
-    })
-}
-
-/// Attaches descriptions: the parameter's own doc comment first, else its `# Arguments` entry.
-fn describe_params(cx: &Ctxt, fn_name: &str, raw: Vec<RawParam>, fn_docs: &FnDocs) -> Vec<Param> {
-    for problem in &fn_docs.problems {
-        cx.error_at(problem.span, &problem.message);
-    }
-    let names: Vec<String> = raw.iter().map(|p| p.ident.unraw().to_string()).collect();
-    let mut documented: Vec<&str> = Vec::new();
-    for arg in &fn_docs.arguments {
-        if !names.contains(&arg.name) {
-            let known = if names.is_empty() {
-                "it has no parameters".to_owned()
-            } else {
-                format!(
-                    "its parameters are {}",
-                    names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            cx.error_at(
-                arg.span,
-                format!(
-                    "`# Arguments` describes `{}`, which is not a parameter of `{fn_name}` ({known})",
-                    arg.name
-                ),
-            );
-        } else if documented.contains(&arg.name.as_str()) {
-            cx.error_at(
-                arg.span,
-                format!("`# Arguments` describes `{}` twice", arg.name),
-            );
-        } else {
-            documented.push(&arg.name);
-        }
-    }
-
-    raw.into_iter()
-        .zip(names)
-        .map(|(param, name)| {
-            let kind = match (param.options.flatten, param.options.default) {
-                (Some(_), _) => ParamKind::Flatten,
-                (None, Some(ParamDefault::Expr(expr))) => ParamKind::DefaultExpr(expr),
-                (None, Some(ParamDefault::Trait(_))) => ParamKind::DefaultTrait,
-                (None, None) => ParamKind::Plain,
-            };
-            let description = match kind {
-                ParamKind::Flatten => None,
-                _ => param.doc.or_else(|| {
-                    fn_docs
-                        .arguments
-                        .iter()
-                        .find(|a| a.name == name && !a.text.is_empty())
-                        .map(|a| a.text.clone())
-                }),
-            };
-            // A malformed `# Arguments` line naming the parameter is already an error.
-            let reported = fn_docs
-                .problems
-                .iter()
-                .any(|p| p.name.as_deref() == Some(name.as_str()));
-            if description.is_none() && !matches!(kind, ParamKind::Flatten) && !reported {
-                cx.error_spanned_by(
-                    &param.ident,
-                    format!(
-                        "parameter `{name}` has no description: add a doc comment on it \
-                         (`/// What {name} is.`) or an entry under `# Arguments` in the \
-                         function's doc comment (``* `{name}` - What {name} is.``)"
-                    ),
-                );
-            }
-            Param {
-                name,
-                ty: param.ty,
-                description,
-                kind,
-            }
-        })
-        .collect()
 }
 
 /// The head of an item (`struct Foo`, `impl`, `mod m`, …): where a "not a function" error goes.

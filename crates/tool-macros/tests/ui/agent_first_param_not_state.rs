@@ -1,0 +1,14 @@
+use actuator_agent::{AgentError, AgentState};
+use actuator_tool_macros::agent;
+
+/// Researches a topic.
+///
+/// # Arguments
+/// * `topic` - What to research.
+#[agent]
+async fn research(topic: String, state: AgentState) -> Result<AgentState, AgentError> {
+    let _ = topic;
+    Ok(state)
+}
+
+fn main() {}
