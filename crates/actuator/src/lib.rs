@@ -91,3 +91,8 @@ pub mod prelude {
     #[cfg(feature = "multi")]
     pub use actuator_multi::{as_tool, handoff};
 }
+
+/// `docs/agents.md`, whose examples run as doctests of this crate.
+#[cfg(all(doctest, feature = "macros", feature = "multi"))]
+#[doc = include_str!("../../../docs/agents.md")]
+pub struct AgentsGuide;
