@@ -224,9 +224,31 @@ impl ModelOutput {
         }
     }
 
-    /// Sets the completion apart from the message text.
+    /// Sets the completion apart from the message text. An output with no choices gets one: an
+    /// assistant message with the completion as its text (as the reference does when an
+    /// output is built from a completion alone), so the output is no longer empty.
+    ///
+    /// ```
+    /// use actuator_model::ModelOutput;
+    /// let mut out = ModelOutput::default();
+    /// out.set_completion("42");
+    /// assert!(!out.is_empty());
+    /// assert_eq!(out.message().unwrap().content.text(), "42");
+    /// assert_eq!(out.completion(), "42");
+    /// ```
     pub fn set_completion(&mut self, completion: impl Into<String>) {
-        self.completion = Some(completion.into());
+        let completion = completion.into();
+        if self.choices.is_empty() {
+            let mut message = ChatMessageAssistant::new(completion.clone());
+            if !self.model.is_empty() {
+                message.model = Some(self.model.clone());
+            }
+            self.choices.push(ChatCompletionChoice {
+                message,
+                stop_reason: StopReason::Stop,
+            });
+        }
+        self.completion = Some(completion);
     }
 
     /// The first choice's message, mutably.

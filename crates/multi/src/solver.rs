@@ -138,9 +138,16 @@ impl std::fmt::Debug for AgentSolver {
 impl AgentSolver {
     fn write_back(state: &mut TaskState, agent_state: &AgentState) {
         state.messages = agent_state.messages.to_vec();
-        let output = agent_state.output();
-        if !output.is_empty() {
-            state.output = output;
+        // An output the agent set explicitly is written back even when it is empty of text and
+        // calls (the reference writes the agent's output back whenever it has one).
+        match agent_state.explicit_output() {
+            Some(explicit) => state.output = explicit.clone(),
+            None => {
+                let derived = agent_state.output();
+                if !derived.is_empty() {
+                    state.output = derived;
+                }
+            }
         }
     }
 }

@@ -749,3 +749,25 @@ async fn a_handoff_without_the_run_context_is_a_loud_error() {
         "Successfully transferred to helper."
     );
 }
+
+#[tokio::test]
+async fn as_solver_writes_back_an_explicit_output_without_text_or_calls() {
+    // The agent sets an output with metadata only: it still replaces the task's output.
+    let agent = agent_fn("tagger", |mut s: AgentState, _cx, _a| async move {
+        let mut out = ModelOutput::default();
+        out.model = "tagger-model".into();
+        out.metadata = Some(json!({"tag": "done"}));
+        s.set_output(out);
+        Ok(s)
+    });
+    let solver = as_solver(Arc::new(agent)).build().unwrap();
+    let mut task = TaskState {
+        messages: vec![ChatMessage::user("Q?")],
+        output: ModelOutput::from_content("old", "stale"),
+        ..TaskState::default()
+    };
+    solver.solve(&mut task, &RunContext::new()).await.unwrap();
+    assert_eq!(task.output.model, "tagger-model");
+    assert_eq!(task.output.metadata, Some(json!({"tag": "done"})));
+    assert_eq!(task.output.completion(), "");
+}
