@@ -7,9 +7,9 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use actuator_events::ScopeId;
 pub use actuator_events::{LimitExceeded, LimitKind};
-use actuator_events::{ScopeId, format_amount};
-use actuator_tool_core::format_limit;
+use actuator_tool_core::{format_amount, format_limit};
 use tokio::time::Instant;
 
 /// A limit on a run.

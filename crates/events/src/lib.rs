@@ -17,7 +17,7 @@ pub use event::{
 };
 
 mod limit;
-pub use limit::{LimitExceeded, LimitKind, ScopeId, format_amount};
+pub use limit::{LimitExceeded, LimitKind, ScopeId};
 
 mod score;
 pub use score::{CORRECT, INCORRECT, NOANSWER, PARTIAL, Score, ScoreValue};

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use actuator_tool_core::{format_limit, limit_exceeded_text};
+use actuator_tool_core::{LimitValue, limit_exceeded_text};
 use serde::{Deserialize, Serialize};
 
 use crate::event::LimitEvent;
@@ -107,9 +107,19 @@ impl LimitExceeded {
     /// assert_eq!(e.limit_str(), "60.00");
     /// ```
     pub fn limit_str(&self) -> String {
+        self.limit_value().to_string()
+    }
+
+    /// The limit, typed by kind: a count for messages, tokens and turns, an amount for time,
+    /// working time and cost.
+    pub fn limit_value(&self) -> LimitValue {
         match self.kind {
-            LimitKind::Message | LimitKind::Token | LimitKind::Turn => format_limit(self.limit),
-            LimitKind::Time | LimitKind::Working | LimitKind::Cost => format_amount(self.limit, 2),
+            LimitKind::Message | LimitKind::Token | LimitKind::Turn => {
+                LimitValue::Count(self.limit.max(0.0) as u64)
+            }
+            LimitKind::Time | LimitKind::Working | LimitKind::Cost => {
+                LimitValue::Amount(self.limit)
+            }
         }
     }
 
@@ -132,24 +142,5 @@ impl LimitExceeded {
             message: self.message.clone(),
             limit: self.limit,
         }
-    }
-}
-
-/// `v` with `places` decimals and thousands separators (`1,234.50`), as limit texts print
-/// times and costs.
-///
-/// ```
-/// assert_eq!(actuator_events::format_amount(1234.5, 2), "1,234.50");
-/// assert_eq!(actuator_events::format_amount(-0.25, 4), "-0.2500");
-/// ```
-pub fn format_amount(v: f64, places: usize) -> String {
-    let text = format!("{:.*}", places, v.abs());
-    let (int_part, frac) = text.split_once('.').unwrap_or((&text, ""));
-    let int_value: f64 = int_part.parse().unwrap_or(0.0);
-    let sign = if v < 0.0 { "-" } else { "" };
-    if frac.is_empty() {
-        format!("{sign}{}", format_limit(int_value))
-    } else {
-        format!("{sign}{}.{frac}", format_limit(int_value))
     }
 }

@@ -162,7 +162,7 @@ async fn limit_rows() {
         row("limit", "The tool exceeded its output limit of 1,024.")
     );
     assert_eq!(
-        one(failing("msgs", ToolError::limit("message", 10.0))).await,
+        one(failing("msgs", ToolError::limit("message", 10_u64))).await,
         row("limit", "The tool exceeded its message limit of 10.")
     );
 }

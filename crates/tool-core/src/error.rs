@@ -89,6 +89,85 @@ pub struct ToolError {
     output: Option<String>,
 }
 
+/// A limit's value as a model reads it: a count prints as an integer with thousands separators
+/// (`1,000`), an amount (time in seconds, cost in dollars) with two decimals (`60.00`), as the
+/// reference prints them.
+///
+/// ```
+/// use actuator_tool_core::LimitValue;
+/// assert_eq!(LimitValue::from(1_000_u64).to_string(), "1,000");
+/// assert_eq!(LimitValue::from(60.0).to_string(), "60.00");
+/// assert_eq!(LimitValue::from(std::time::Duration::from_secs(90)).to_string(), "90.00");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LimitValue {
+    /// A number of things (messages, tokens, turns, bytes).
+    Count(u64),
+    /// A quantity (seconds, dollars).
+    Amount(f64),
+}
+
+impl std::fmt::Display for LimitValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LimitValue::Count(n) => f.write_str(&format_limit(*n as f64)),
+            LimitValue::Amount(v) => f.write_str(&format_amount(*v, 2)),
+        }
+    }
+}
+
+impl From<u64> for LimitValue {
+    fn from(n: u64) -> Self {
+        LimitValue::Count(n)
+    }
+}
+impl From<u32> for LimitValue {
+    fn from(n: u32) -> Self {
+        LimitValue::Count(n.into())
+    }
+}
+impl From<usize> for LimitValue {
+    fn from(n: usize) -> Self {
+        LimitValue::Count(n as u64)
+    }
+}
+impl From<i32> for LimitValue {
+    /// A count; a negative one is 0.
+    fn from(n: i32) -> Self {
+        LimitValue::Count(u64::try_from(n).unwrap_or(0))
+    }
+}
+impl From<f64> for LimitValue {
+    fn from(v: f64) -> Self {
+        LimitValue::Amount(v)
+    }
+}
+impl From<std::time::Duration> for LimitValue {
+    /// Seconds.
+    fn from(d: std::time::Duration) -> Self {
+        LimitValue::Amount(d.as_secs_f64())
+    }
+}
+
+/// `v` with `places` decimals and thousands separators (`1,234.50`), as limit texts print
+/// times and costs.
+///
+/// ```
+/// assert_eq!(actuator_tool_core::format_amount(1234.5, 2), "1,234.50");
+/// assert_eq!(actuator_tool_core::format_amount(-0.25, 4), "-0.2500");
+/// ```
+pub fn format_amount(v: f64, places: usize) -> String {
+    let text = format!("{:.*}", places, v.abs());
+    let (int_part, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let int_value: f64 = int_part.parse().unwrap_or(0.0);
+    let sign = if v < 0.0 { "-" } else { "" };
+    if frac.is_empty() {
+        format!("{sign}{}", format_limit(int_value))
+    } else {
+        format!("{sign}{}.{frac}", format_limit(int_value))
+    }
+}
+
 /// Formats a limit the way Inspect does: integers with thousands separators, floats with two
 /// decimals (`1,000`, `60.00`).
 pub fn format_limit(value: f64) -> String {
@@ -201,24 +280,27 @@ impl ToolError {
         Self::with_kind(ToolErrorKind::IsADirectory, with_filename(reason, filename))
     }
 
-    /// A `limit` error: `The tool exceeded its {kind} limit of {limit}.`
+    /// A `limit` error: `The tool exceeded its {kind} limit of {limit}.`, a count printed as
+    /// an integer and an amount (seconds, dollars) with two decimals, as the reference does.
     ///
     /// ```
+    /// use std::time::Duration;
     /// use actuator_tool_core::ToolError;
-    /// assert_eq!(ToolError::limit("message", 10.0).message(), "The tool exceeded its message limit of 10.");
-    /// assert_eq!(ToolError::limit("time", 60.5).message(), "The tool exceeded its time limit of 60.50.");
+    /// assert_eq!(ToolError::limit("message", 10_u64).message(), "The tool exceeded its message limit of 10.");
+    /// assert_eq!(ToolError::limit("time", Duration::from_secs(60)).message(), "The tool exceeded its time limit of 60.00.");
+    /// assert_eq!(ToolError::limit("cost", 2.5).message(), "The tool exceeded its cost limit of 2.50.");
     /// ```
-    pub fn limit(limit_kind: &str, limit: f64) -> Self {
+    pub fn limit(limit_kind: &str, limit: impl Into<LimitValue>) -> Self {
         Self::with_kind(
             ToolErrorKind::Limit,
-            limit_exceeded_text("tool", limit_kind, &format_limit(limit)),
+            limit_exceeded_text("tool", limit_kind, &limit.into().to_string()),
         )
     }
 
     /// A `limit` error for output: `The tool exceeded its output limit of {limit}.`, keeping the
     /// output produced so far.
     pub fn output_limit(limit: u64, truncated_output: Option<String>) -> Self {
-        let mut err = Self::limit("output", limit as f64);
+        let mut err = Self::limit("output", limit);
         err.output = truncated_output;
         err
     }

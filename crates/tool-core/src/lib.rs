@@ -21,8 +21,8 @@ pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
 
 mod error;
 pub use error::{
-    FatalToolError, IoErrorExt, ToolDefError, ToolError, ToolErrorKind, ToolFailure, format_limit,
-    limit_exceeded_text,
+    FatalToolError, IoErrorExt, LimitValue, ToolDefError, ToolError, ToolErrorKind, ToolFailure,
+    format_amount, format_limit, limit_exceeded_text,
 };
 
 mod choice;

@@ -90,7 +90,7 @@ fn exact_messages() {
             "The tool exceeded its output limit of 1,024.",
         ),
         (
-            ToolError::limit("message", 10.0),
+            ToolError::limit("message", 10_u64),
             ToolErrorKind::Limit,
             "The tool exceeded its message limit of 10.",
         ),
@@ -98,6 +98,17 @@ fn exact_messages() {
             ToolError::limit("time", 60.5),
             ToolErrorKind::Limit,
             "The tool exceeded its time limit of 60.50.",
+        ),
+        (
+            // Time and cost keep two decimals even when whole; counts are integers.
+            ToolError::limit("time", std::time::Duration::from_secs(60)),
+            ToolErrorKind::Limit,
+            "The tool exceeded its time limit of 60.00.",
+        ),
+        (
+            ToolError::limit("token", 12_000_usize),
+            ToolErrorKind::Limit,
+            "The tool exceeded its token limit of 12,000.",
         ),
         (ToolError::parsing("bad"), ToolErrorKind::Parsing, "bad"),
         (
