@@ -127,6 +127,13 @@ pub trait Agent: Send + Sync {
     /// The display name (used for spans, handoff texts and the `[name]` prefix).
     fn name(&self) -> &str;
 
+    /// The agent's own name, whatever display name it is given (`agent_with`): the
+    /// reference's registry name, which tool names fall back to when the display name has no
+    /// usable characters. Defaults to [`name`](Agent::name).
+    fn own_name(&self) -> &str {
+        self.name()
+    }
+
     /// What the agent does (used by handoff and `as_tool`).
     fn description(&self) -> Option<&str> {
         None
@@ -149,6 +156,9 @@ pub trait Agent: Send + Sync {
 impl<A: Agent + ?Sized> Agent for Arc<A> {
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn own_name(&self) -> &str {
+        (**self).own_name()
     }
     fn description(&self) -> Option<&str> {
         (**self).description()
@@ -291,6 +301,9 @@ pub fn agent_with(
 impl Agent for AgentWith {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn own_name(&self) -> &str {
+        self.inner.own_name()
     }
     fn description(&self) -> Option<&str> {
         self.description.as_deref()

@@ -33,14 +33,14 @@ pub fn sanitize_tool_name(name: &str) -> String {
     out
 }
 
-/// The tool-name stem of an agent: its sanitized display name, else `agent`.
+/// The tool-name stem of an agent: its sanitized display name, else its sanitized own name
+/// ([`Agent::own_name`]), else `agent`.
 pub fn agent_tool_name(agent: &dyn Agent) -> String {
-    let name = sanitize_tool_name(agent.name());
-    if name.is_empty() {
-        "agent".to_owned()
-    } else {
-        name
-    }
+    [agent.name(), agent.own_name()]
+        .into_iter()
+        .map(sanitize_tool_name)
+        .find(|name| !name.is_empty())
+        .unwrap_or_else(|| "agent".to_owned())
 }
 
 /// Errors building a tool from an agent.

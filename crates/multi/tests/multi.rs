@@ -771,3 +771,20 @@ async fn as_solver_writes_back_an_explicit_output_without_text_or_calls() {
     assert_eq!(task.output.metadata, Some(json!({"tag": "done"})));
     assert_eq!(task.output.completion(), "");
 }
+
+#[test]
+fn a_display_name_without_usable_characters_falls_back_to_the_agents_own_name() {
+    let researcher: Arc<dyn actuator_agent::Agent> = Arc::new(searcher());
+    let emoji = actuator_agent::agent_with(researcher, Some("🔍"), Some("Searches."));
+    assert_eq!(actuator_agent::Agent::name(&emoji), "🔍");
+    let tool = handoff(Arc::new(emoji.clone())).build().unwrap();
+    assert_eq!(tool.name(), "transfer_to_searcher");
+    assert_eq!(as_tool(Arc::new(emoji)).build().unwrap().name(), "searcher");
+    // Only when neither name has usable characters is it `agent`.
+    let nameless =
+        agent_fn("✨", |s: AgentState, _cx, _a| async move { Ok(s) }).with_description("Sparkles.");
+    assert_eq!(
+        handoff(Arc::new(nameless)).build().unwrap().name(),
+        "transfer_to_agent"
+    );
+}
