@@ -426,6 +426,60 @@ impl ToolDef {
         Ok(self.with_info(info))
     }
 
+    /// A copy with a whole new parameters schema (the reference's `ToolDef(parameters=…)`),
+    /// checked against the parameters the tool's function takes: every new parameter must be
+    /// one of them (`'{param}' is not a valid parameter for the target function.`), every
+    /// parameter it requires must stay required, and descriptions follow the tool's D6 rule.
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
+    /// use serde_json::json;
+    /// let params = |v| ToolParams::from_value(&v).unwrap();
+    /// let search = ToolDef::builder("search").description("Searches.")
+    ///     .parameters(params(json!({"properties": {
+    ///         "q": {"type": "string", "description": "Query."},
+    ///         "limit": {"type": "integer", "description": "Hits."}}, "required": ["q"]})))
+    ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("") })
+    ///     .build().unwrap();
+    /// // Narrow what the model may send: limit between 1 and 10.
+    /// let narrow = search.with_parameters(params(json!({"properties": {
+    ///     "q": {"type": "string", "description": "What to look for."},
+    ///     "limit": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Hits."}},
+    ///     "required": ["q"]}))).unwrap();
+    /// assert!(narrow.validate(&json!({"q": "x", "limit": 50})).is_err());
+    /// // A parameter the function does not take, or a required one dropped, is refused.
+    /// assert!(search.with_parameters(params(json!({"properties": {
+    ///     "query": {"type": "string", "description": "Query."}}, "required": ["query"]}))).is_err());
+    /// assert!(search.with_parameters(ToolParams::default()).is_err());
+    /// ```
+    pub fn with_parameters(&self, parameters: ToolParams) -> Result<ToolDef, ToolDefError> {
+        let current = self.parameters();
+        if let Some(param) = parameters
+            .properties
+            .keys()
+            .find(|p| !current.properties.contains_key(*p))
+        {
+            return Err(ToolDefError::UnknownParam {
+                param: param.clone(),
+            });
+        }
+        if let Some(param) = current
+            .required
+            .iter()
+            .find(|p| !parameters.required.contains(p))
+        {
+            return Err(ToolDefError::RequiredParamDropped {
+                name: self.name().to_owned(),
+                param: param.clone(),
+            });
+        }
+        let mut info = self.info().clone();
+        info.parameters = parameters;
+        check_descriptions(&info, self.spec.param_descriptions_required)?;
+        ArgumentValidator::new(&info.name, &info.parameters)?;
+        Ok(self.with_info(info))
+    }
+
     /// A copy that runs in parallel stages (or not).
     #[must_use]
     pub fn with_parallel(&self, parallel: bool) -> ToolDef {

@@ -617,4 +617,15 @@ pub enum ToolDefError {
         /// The compiler's message.
         reason: String,
     },
+    /// A replacement parameters schema leaves out, or makes optional, a parameter the tool's
+    /// function requires.
+    #[error(
+        "Parameter '{param}' of tool '{name}' is required by its function, so the new parameters must keep it, and keep it required."
+    )]
+    RequiredParamDropped {
+        /// The tool's name.
+        name: String,
+        /// The parameter.
+        param: String,
+    },
 }

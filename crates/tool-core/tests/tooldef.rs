@@ -366,3 +366,58 @@ fn content_round_trips() {
 fn check_reports_bad_definitions() {
     assert!(add_tool().check().is_ok());
 }
+
+#[test]
+fn with_parameters_replaces_the_schema_within_the_functions_parameters() {
+    let add = add_tool();
+    let narrowed = add
+        .with_parameters(params(json!({
+            "properties": {
+                "x": {"type": "integer", "minimum": 0, "description": "First addend, at least 0."},
+                "y": {"type": "integer", "description": "Second addend."}
+            },
+            "required": ["x", "y"]
+        })))
+        .unwrap();
+    assert_eq!(
+        narrowed.parameters().properties["x"]["description"],
+        "First addend, at least 0."
+    );
+    assert!(narrowed.validate(&json!({"x": -1, "y": 2})).is_err());
+    assert!(
+        add.validate(&json!({"x": -1, "y": 2})).is_ok(),
+        "the original is unchanged"
+    );
+
+    let unknown = add
+        .with_parameters(params(json!({
+            "properties": {"z": {"type": "integer", "description": "Z."}},
+            "required": []
+        })))
+        .unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "'z' is not a valid parameter for the target function."
+    );
+    let dropped = add
+        .with_parameters(params(json!({
+            "properties": {"x": {"type": "integer", "description": "X."}},
+            "required": ["x"]
+        })))
+        .unwrap_err();
+    assert_eq!(
+        dropped.to_string(),
+        "Parameter 'y' of tool 'add' is required by its function, so the new parameters must keep it, and keep it required."
+    );
+    let undescribed = add
+        .with_parameters(params(json!({
+            "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+            "required": ["x", "y"]
+        })))
+        .unwrap_err();
+    assert!(
+        undescribed
+            .to_string()
+            .starts_with("Description not provided for parameter")
+    );
+}
