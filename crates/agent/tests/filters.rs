@@ -49,7 +49,7 @@ fn content_only_keeps_content() {
         a.content,
         MessageContent::Parts(vec![
             Content::text("Checking."),
-            Content::text("get_weather(location='New York', days=3, opts={\"a\":[1,2]})\nf2()"),
+            Content::text("get_weather(location='New York', days=3, opts={'a': [1, 2]})\nf2()"),
         ])
     );
     assert_eq!(out[2].role(), "user");

@@ -487,6 +487,10 @@ impl Runner<'_> {
                         viewer.view(&call.function, &call.arguments)
                     })) {
                         Ok(mut v) => {
+                            // Templates name arguments as `{{param}}` (the reference's
+                            // substitute_tool_call_content).
+                            v.call = v.call.map(|c| c.substitute(&call.arguments));
+                            v.context = v.context.map(|c| c.substitute(&call.arguments));
                             if v.call.is_none() {
                                 v.call = default_view(call).call;
                             }

@@ -429,3 +429,31 @@ async fn terminal_approver_asks_and_obeys() {
     .unwrap_err();
     assert!(matches!(err, ExecError::Terminated { .. }));
 }
+
+#[tokio::test]
+async fn a_viewer_template_gets_its_placeholders_filled_from_the_call() {
+    // A static template: `{{n}}` and `{{flag}}` are the call's arguments, Python-written.
+    let templated =
+        echo("t").with_viewer(
+            |_f: &str, _a: &serde_json::Map<String, Value>| ToolCallView {
+                context: None,
+                call: Some(actuator_tool_core::ToolCallContent {
+                    title: Some("T {{n}}".into()),
+                    format: Default::default(),
+                    content: "n={{n}} s={{s}} {{unknown}}".into(),
+                }),
+            },
+        );
+    let rec = Recorder::new(Approval::approve());
+    run(
+        &[("t", json!({"n": 3, "s": "x"}))],
+        &[templated],
+        vec![policy(rec.clone(), &["t"])],
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        rec.seen.lock().unwrap()[0].3.as_deref(),
+        Some("n=3 s=x {{unknown}}")
+    );
+}

@@ -2,6 +2,7 @@
 //! provider's raw argument text is `actuator_dialect::parse_tool_call`.
 
 use actuator_tool_core::ToolCallContent;
+use actuator_tool_core::python_literal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -63,16 +64,17 @@ impl ToolCall {
 /// The line width [`format_function_call`] fits calls into by default.
 pub const DEFAULT_CALL_WIDTH: usize = 80;
 
-/// Renders a call as `name(k='v', n=3)`: strings in single quotes (unescaped), other values as
-/// compact JSON. When the arguments do not fit in `width - len(name) - 3` characters, each goes
-/// on its own line, indented four spaces.
+/// Renders a call as the reference does, `name(k='v', n=3)`: a string argument in single
+/// quotes (unescaped), every other value as a Python literal (`opts={'a': [1, 2]}`,
+/// `flag=True`, `none=None`). When the arguments do not fit in `width - len(name) - 3`
+/// characters, each goes on its own line, indented four spaces.
 ///
 /// ```
 /// use actuator_model::format_function_call;
-/// let args = serde_json::json!({"location": "New York", "days": 3, "opts": {"a": [1, 2]}});
+/// let args = serde_json::json!({"location": "New York", "days": 3, "opts": {"a": [1, 2]}, "flag": true, "none": null});
 /// assert_eq!(
-///     format_function_call("get_weather", args.as_object().unwrap(), 80),
-///     r#"get_weather(location='New York', days=3, opts={"a":[1,2]})"#
+///     format_function_call("get_weather", args.as_object().unwrap(), 100),
+///     "get_weather(location='New York', days=3, opts={'a': [1, 2]}, flag=True, none=None)"
 /// );
 /// ```
 pub fn format_function_call(
@@ -84,7 +86,7 @@ pub fn format_function_call(
         .iter()
         .map(|(k, v)| match v {
             Value::String(s) => format!("{k}='{s}'"),
-            other => format!("{k}={other}"),
+            other => format!("{k}={}", python_literal(other)),
         })
         .collect();
     let joined = parts.join(", ");

@@ -41,6 +41,9 @@ mod strict;
 mod schema;
 pub use schema::{ParamsBuilder, ToolParam, accepts_missing};
 
+mod literal;
+pub use literal::{python_literal, python_str};
+
 mod view;
 pub use view::{ContentFormat, ToolCallContent, ToolCallView, ToolCallViewer};
 

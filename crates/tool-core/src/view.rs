@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::literal::python_str;
+
 /// The format of a [`ToolCallContent`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -24,6 +26,59 @@ pub struct ToolCallContent {
     pub format: ContentFormat,
     /// The text.
     pub content: String,
+}
+
+impl ToolCallContent {
+    /// This content with every `{{param}}` placeholder in its title and text replaced by the
+    /// call's argument of that name, written as Python's `str` writes it (the reference's
+    /// `substitute_tool_call_content`); placeholders naming no argument stay as they are.
+    ///
+    /// ```
+    /// use actuator_tool_core::{ContentFormat, ToolCallContent};
+    /// let template = ToolCallContent {
+    ///     title: Some("Run {{cmd}}".into()),
+    ///     format: ContentFormat::Markdown,
+    ///     content: "```bash\n{{cmd}}\n```\nsudo: {{sudo}}, {{missing}}".into(),
+    /// };
+    /// let args = serde_json::json!({"cmd": "ls -la", "sudo": false});
+    /// let view = template.substitute(args.as_object().unwrap());
+    /// assert_eq!(view.title.as_deref(), Some("Run ls -la"));
+    /// assert_eq!(view.content, "```bash\nls -la\n```\nsudo: False, {{missing}}");
+    /// ```
+    #[must_use]
+    pub fn substitute(&self, arguments: &Map<String, Value>) -> ToolCallContent {
+        ToolCallContent {
+            title: self.title.as_deref().map(|t| substitute(t, arguments)),
+            format: self.format,
+            content: substitute(&self.content, arguments),
+        }
+    }
+}
+
+/// Replaces `{{name}}` (a name of word characters) with the argument `name`, when there is one.
+fn substitute(text: &str, arguments: &Map<String, Value>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let name_len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = &after[..name_len];
+        match (after[name_len..].starts_with("}}"), arguments.get(name)) {
+            (true, Some(value)) if !name.is_empty() => {
+                out.push_str(&python_str(value));
+                rest = &after[name_len + 2..];
+            }
+            _ => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// How a call is shown: optional context, and the call itself.

@@ -240,3 +240,27 @@ fn question_mark_chooses_the_path() {
     }
     assert!(FatalToolError::panic("boom").is_panic());
 }
+
+#[test]
+fn python_literals_match_the_reference_repr() {
+    // Expected text printed by CPython 3.11's repr() for the same values.
+    let value = serde_json::json!([
+        1e-5,
+        1e16,
+        123456789.0,
+        0.1,
+        -0.0,
+        1e-4,
+        9999999999999998.0,
+        "a\\b",
+        "\u{1}",
+        "é",
+        "say \"hi\" it's",
+        1.5e-7,
+        2.5e20
+    ]);
+    assert_eq!(
+        actuator_tool_core::python_literal(&value),
+        r#"[1e-05, 1e+16, 123456789.0, 0.1, -0.0, 0.0001, 9999999999999998.0, 'a\\b', '\x01', 'é', 'say "hi" it\'s', 1.5e-07, 2.5e+20]"#
+    );
+}
