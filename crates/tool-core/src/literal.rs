@@ -22,7 +22,27 @@ use serde_json::Value;
 /// ```
 pub fn python_literal(value: &Value) -> String {
     let mut out = String::new();
-    write_literal(&mut out, value);
+    write_literal(&mut out, value, None);
+    out
+}
+
+/// [`python_literal`] capped for messages a model reads: strings keep at most `cap` characters,
+/// containers stop growing past about `4 × cap` bytes, and the whole keeps `cap` characters
+/// followed by `...` when longer.
+pub(crate) fn python_literal_capped(value: &Value, cap: usize) -> String {
+    let mut out = String::new();
+    write_literal(&mut out, value, Some(cap));
+    if out.chars().count() > cap {
+        let cut: String = out.chars().take(cap).collect();
+        return format!("{cut}...");
+    }
+    out
+}
+
+/// A string as Python's `repr` quotes it, keeping at most `cap` characters.
+pub(crate) fn python_quoted_capped(s: &str, cap: usize) -> String {
+    let mut out = String::new();
+    write_string(&mut out, s, Some(cap));
     out
 }
 
@@ -41,7 +61,8 @@ pub fn python_str(value: &Value) -> String {
     }
 }
 
-fn write_literal(out: &mut String, value: &Value) {
+fn write_literal(out: &mut String, value: &Value, cap: Option<usize>) {
+    let full = |out: &String| cap.is_some_and(|c| out.len() > c * 4);
     match value {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
@@ -53,14 +74,17 @@ fn write_literal(out: &mut String, value: &Value) {
                 out.push_str(&n.to_string());
             }
         }
-        Value::String(s) => write_string(out, s),
+        Value::String(s) => write_string(out, s, cap),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_literal(out, item);
+                write_literal(out, item, cap);
+                if full(out) {
+                    break;
+                }
             }
             out.push(']');
         }
@@ -70,9 +94,12 @@ fn write_literal(out: &mut String, value: &Value) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_string(out, k);
+                write_string(out, k, cap);
                 out.push_str(": ");
-                write_literal(out, v);
+                write_literal(out, v, cap);
+                if full(out) {
+                    break;
+                }
             }
             out.push('}');
         }
@@ -81,7 +108,7 @@ fn write_literal(out: &mut String, value: &Value) {
 
 /// A float as Python's `repr` writes it: shortest round-trip digits, `.0` on whole numbers,
 /// exponents from 1e16 up and below 1e-4 as `1e+16` / `1e-05`.
-fn python_float(v: f64) -> String {
+pub(crate) fn python_float(v: f64) -> String {
     if !v.is_finite() {
         return if v.is_nan() {
             "nan"
@@ -111,14 +138,17 @@ fn python_float(v: f64) -> String {
     }
 }
 
-fn write_string(out: &mut String, s: &str) {
+fn write_string(out: &mut String, s: &str, cap: Option<usize>) {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {
         '\''
     };
     out.push(quote);
-    for ch in s.chars() {
+    for (count, ch) in s.chars().enumerate() {
+        if cap.is_some_and(|c| count >= c) {
+            break;
+        }
         match ch {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),

@@ -8,14 +8,31 @@ use jsonschema::paths::LocationSegment;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
-use crate::error::{ToolDefError, ToolError};
+use crate::error::{ToolDefError, ToolError, format_limit};
 use crate::info::ToolParams;
+use crate::literal::{python_float, python_literal_capped, python_quoted_capped};
 
 /// The deepest argument nesting accepted; deeper arguments are a `parsing` error.
 pub const MAX_ARGUMENT_DEPTH: usize = 100;
 
 /// The longest rendering of a value inside a validation message, in characters.
 const MAX_REPR_CHARS: usize = 200;
+
+/// The most errors a validation message lists; the rest are counted.
+const MAX_LISTED_ERRORS: usize = 20;
+
+/// The most unexpected property names one error lists; the rest are counted.
+const MAX_LISTED_NAMES: usize = 20;
+
+/// `text` cut to [`MAX_REPR_CHARS`] characters (paths built from a model's keys).
+fn capped(text: &str) -> String {
+    if text.chars().count() > MAX_REPR_CHARS {
+        let cut: String = text.chars().take(MAX_REPR_CHARS).collect();
+        format!("{cut}...")
+    } else {
+        text.to_owned()
+    }
+}
 
 /// Checks that `value` nests at most [`MAX_ARGUMENT_DEPTH`] arrays/objects deep, without
 /// recursion (so hostile input cannot overflow the stack).
@@ -107,18 +124,29 @@ impl ArgumentValidator {
                 .and_then(|k| self.keyword_order.iter().position(|o| *o == k))
                 .unwrap_or(usize::MAX)
         });
-        let lines: Vec<String> = errors
-            .iter()
-            .map(|e| format!("- {}: {}", error_path(e), error_message(e)))
-            .collect();
-        let n = lines.len();
+        let n = errors.len();
         let mut message = format!(
             "Found {n} validation {} parsing tool input arguments:",
             if n == 1 { "error" } else { "errors" }
         );
-        for line in lines {
-            message.push('\n');
-            message.push_str(&line);
+        // Whatever a model sent, what it reads back stays a few KiB: the first errors, then
+        // how many more there were.
+        for e in errors.iter().take(MAX_LISTED_ERRORS) {
+            let _ = write!(
+                message,
+                "\n- {}: {}",
+                capped(&error_path(e)),
+                error_message(e)
+            );
+        }
+        if n > MAX_LISTED_ERRORS {
+            let more = n - MAX_LISTED_ERRORS;
+            let _ = write!(
+                message,
+                "\n… and {} more {}",
+                format_limit(more as f64),
+                if more == 1 { "error" } else { "errors" }
+            );
         }
         Err(ToolError::parsing(message))
     }
@@ -180,8 +208,16 @@ fn error_message(err: &ValidationError<'_>) -> String {
             format!("{} is a required property", py_repr(property))
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let names: Vec<String> = unexpected.iter().map(|n| py_str(n)).collect();
-            let verb = if names.len() == 1 { "was" } else { "were" };
+            let mut names: Vec<String> = unexpected
+                .iter()
+                .take(MAX_LISTED_NAMES)
+                .map(|n| py_str(n))
+                .collect();
+            if unexpected.len() > MAX_LISTED_NAMES {
+                let more = unexpected.len() - MAX_LISTED_NAMES;
+                names.push(format!("… and {} more", format_limit(more as f64)));
+            }
+            let verb = if unexpected.len() == 1 { "was" } else { "were" };
             format!(
                 "Additional properties are not allowed ({} {verb} unexpected)",
                 names.join(", ")
@@ -241,7 +277,10 @@ fn error_message(err: &ValidationError<'_>) -> String {
             format!("{instance} is not a {}", py_str(format))
         }
         ValidationErrorKind::MultipleOf { multiple_of } => {
-            format!("{instance} is not a multiple of {}", py_float(*multiple_of))
+            format!(
+                "{instance} is not a multiple of {}",
+                python_float(*multiple_of)
+            )
         }
         ValidationErrorKind::UniqueItems => format!("{instance} has non-unique elements"),
         ValidationErrorKind::FalseSchema => format!("False schema does not allow {instance}"),
@@ -290,100 +329,12 @@ fn closest_cause(
 
 /// A Python `repr`-style rendering of a JSON value, capped in length.
 pub(crate) fn py_repr(value: &Value) -> String {
-    let mut out = String::new();
-    write_py(&mut out, value);
-    if out.chars().count() > MAX_REPR_CHARS {
-        let cut: String = out.chars().take(MAX_REPR_CHARS).collect();
-        return format!("{cut}...");
-    }
-    out
+    python_literal_capped(value, MAX_REPR_CHARS)
 }
 
-fn write_py(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("None"),
-        Value::Bool(true) => out.push_str("True"),
-        Value::Bool(false) => out.push_str("False"),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => {
-                let _ = write!(out, "{i}");
-            }
-            (_, Some(u), _) => {
-                let _ = write!(out, "{u}");
-            }
-            (_, _, Some(f)) => out.push_str(&py_float(f)),
-            _ => out.push_str(&n.to_string()),
-        },
-        Value::String(s) => out.push_str(&py_str(s)),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_py(out, item);
-                if out.len() > MAX_REPR_CHARS * 4 {
-                    break;
-                }
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&py_str(k));
-                out.push_str(": ");
-                write_py(out, v);
-                if out.len() > MAX_REPR_CHARS * 4 {
-                    break;
-                }
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn py_float(f: f64) -> String {
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 {
-        format!("{f:.1}")
-    } else {
-        format!("{f}")
-    }
-}
-
-/// A Python `repr` of a string: single quotes unless the text contains `'` and no `"`.
+/// A Python `repr` of a string, capped in length.
 fn py_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len().min(MAX_REPR_CHARS) + 2);
-    out.push(quote);
-    for (count, ch) in s.chars().enumerate() {
-        if count >= MAX_REPR_CHARS {
-            break;
-        }
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c == '\x7f' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    python_quoted_capped(s, MAX_REPR_CHARS)
 }
 
 #[cfg(test)]

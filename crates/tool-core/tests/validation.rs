@@ -187,3 +187,44 @@ fn deep_nesting_is_a_parsing_error_not_a_stack_overflow() {
     // Dropping a very deep value must not overflow either.
     drop(err);
 }
+
+#[test]
+fn a_validation_message_stays_small_whatever_the_model_sent() {
+    let validator = ArgumentValidator::new(
+        "sum",
+        &ToolParams::from_value(&json!({
+            "properties": {"xs": {"type": "array", "items": {"type": "integer"}, "description": "Numbers."}},
+            "required": ["xs"]
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    // 1,535 wrong items: the first 20 are listed, then the count of the rest.
+    let wrong: Vec<Value> = (0..1535).map(|i| json!(format!("n{i}"))).collect();
+    let message = validator
+        .validate(&json!({"xs": wrong}))
+        .unwrap_err()
+        .message()
+        .to_owned();
+    assert!(message.starts_with("Found 1535 validation errors parsing tool input arguments:\n- xs[0]: 'n0' is not of type 'integer'"), "{message}");
+    assert!(message.ends_with("\n… and 1,515 more errors"), "{message}");
+    assert_eq!(message.lines().count(), 22);
+    assert!(message.len() < 4096, "{} bytes", message.len());
+
+    // Thousands of unexpected keys: a few dozen named, the rest counted.
+    let mut args = serde_json::Map::new();
+    args.insert("xs".into(), json!([1]));
+    for i in 0..5000 {
+        args.insert(format!("k{i}"), json!(i));
+    }
+    let message = validator
+        .validate(&Value::Object(args))
+        .unwrap_err()
+        .message()
+        .to_owned();
+    assert!(
+        message.contains("'k19', … and 4,980 more were unexpected)"),
+        "{message}"
+    );
+    assert!(message.len() < 4096, "{} bytes", message.len());
+}
