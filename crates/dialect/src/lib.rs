@@ -174,6 +174,7 @@ mod parse;
 mod report;
 mod schema;
 mod walk;
+mod yaml_scalar;
 
 pub use gemini::GEMINI_MAX_REF_DEPTH;
 pub use nulls::strip_strict_nulls;

@@ -55,8 +55,16 @@ pub fn parse_tool_call(
     let first_param = tools
         .iter()
         .find(|t| t.name == function)
-        .and_then(|t| t.parameters.properties.keys().next());
-    if let Some(param) = first_param {
+        .and_then(|t| t.parameters.properties.iter().next());
+    if let Some((param, schema)) = first_param {
+        // A boolean, number or null parameter reads the text as the reference's YAML would
+        // (`True`, `yes`, `~`, `0x1f` …); anything else is read as JSON, else kept as text.
+        if takes_scalar(schema) {
+            let value =
+                crate::yaml_scalar::resolve(text).unwrap_or_else(|| Value::String(text.to_owned()));
+            call.arguments.insert(param.clone(), value);
+            return call;
+        }
         let parsed = serde_json::from_str::<Value>(text);
         let too_deep = match &parsed {
             Err(e) => e.to_string().contains("recursion limit exceeded"),
@@ -74,6 +82,24 @@ pub fn parse_tool_call(
         call.arguments.insert(param.clone(), value);
     }
     call
+}
+
+/// Whether a parameter's schema is a boolean, number, integer or null type (alone, in a type
+/// list, or in every branch of an `anyOf`).
+fn takes_scalar(schema: &Value) -> bool {
+    let scalar = |t: &str| matches!(t, "boolean" | "number" | "integer" | "null");
+    match schema.get("type") {
+        Some(Value::String(t)) => scalar(t),
+        Some(Value::Array(types)) => {
+            !types.is_empty() && types.iter().all(|t| t.as_str().is_some_and(scalar))
+        }
+        _ => match schema.get("anyOf") {
+            Some(Value::Array(branches)) => {
+                !branches.is_empty() && branches.iter().all(takes_scalar)
+            }
+            _ => false,
+        },
+    }
 }
 
 fn depth_ok(value: &Value) -> bool {

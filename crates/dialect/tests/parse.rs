@@ -174,3 +174,43 @@ proptest! {
         let _ = parse_tool_call("c", "f", Some(&nested), &tools);
     }
 }
+
+#[test]
+fn a_scalar_first_parameter_reads_the_text_as_the_reference_yaml_does() {
+    let flag = ToolInfo::new(
+        "toggle",
+        "d",
+        ToolParams::from_value(&json!({
+            "properties": {"on": {"type": "boolean", "description": "d"}},
+            "required": ["on"]
+        }))
+        .unwrap(),
+    );
+    let count = ToolInfo::new(
+        "count",
+        "d",
+        ToolParams::from_value(&json!({
+            "properties": {"n": {"anyOf": [{"type": "integer"}, {"type": "null"}], "description": "d"}}
+        }))
+        .unwrap(),
+    );
+    let arg = |name: &str, text: &str| {
+        let tools = [flag.clone(), count.clone()];
+        let call = parse_tool_call("c", name, Some(text), &tools);
+        assert!(call.parse_error.is_none());
+        call.arguments.values().next().cloned().unwrap()
+    };
+    assert_eq!(arg("toggle", "True"), json!(true));
+    assert_eq!(arg("toggle", "off"), json!(false));
+    assert_eq!(arg("count", "~"), json!(null));
+    assert_eq!(arg("count", "0x1f"), json!(31));
+    // PyYAML keeps these as strings; validation then reports them.
+    assert_eq!(arg("count", "None"), json!("None"));
+    assert_eq!(arg("count", "1e3"), json!("1e3"));
+    // A string first parameter keeps today's reading: JSON, else the text.
+    let tools = [tool("say", &["text"])];
+    assert_eq!(
+        parse_tool_call("c", "say", Some("True"), &tools).arguments["text"],
+        json!("True")
+    );
+}
