@@ -16,6 +16,9 @@ pub use approval::{
     TerminalApprover, apply_policies, auto_approver, default_view,
 };
 
+mod policy_config;
+pub use policy_config::{ApprovalConfigError, ApproverRegistry};
+
 mod conversation;
 pub use conversation::{
     ConversationHandler, ConversationTool, ConversationToolOutput, with_conversation,

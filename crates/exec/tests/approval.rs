@@ -457,3 +457,81 @@ async fn a_viewer_template_gets_its_placeholders_filled_from_the_call() {
         Some("n=3 s=x {{unknown}}")
     );
 }
+
+#[cfg(feature = "yaml")]
+#[tokio::test]
+async fn policy_files_load_into_policies_with_named_approvers() {
+    // The reference's YAML example, with a custom approver registered by name.
+    let dir = std::env::temp_dir().join(format!("actuator-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("approval.yaml");
+    std::fs::write(
+        &path,
+        "approvers:\n  - name: gatekeeper\n    tools: bash, python\n    reason: no shells today\n  - name: auto\n    tools: \"*\"\n    decision: approve\n",
+    )
+    .unwrap();
+    let mut registry = actuator_exec::ApproverRegistry::new();
+    registry.register("gatekeeper", |params| {
+        let reason = params["reason"].as_str().unwrap_or("no").to_owned();
+        Ok(Recorder::new(Approval::reject(reason)) as Arc<dyn Approver>)
+    });
+    let policies = registry.read_policies(&path).unwrap();
+    let out = run(
+        &[("bash", json!({"s": "ls"})), ("read", json!({}))],
+        &[echo("bash"), echo("read")],
+        policies,
+    )
+    .await
+    .unwrap();
+    assert_eq!(out[0].2.as_deref(), Some("no shells today"));
+    assert_eq!(out[1].1, None, "read is approved by the auto entry");
+
+    // Clear errors: an unknown approver, a bad parameter, a malformed file, a missing file.
+    let unknown = registry
+        .policies_from_json(r#"{"approvers": [{"name": "robot", "tools": "*"}]}"#)
+        .unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "Unknown approver 'robot' in the approval policy. Known approvers: auto, gatekeeper, human. Register others with ApproverRegistry::register."
+    );
+    let bad = registry
+        .policies_from_json(
+            r#"{"approvers": [{"name": "auto", "tools": "*", "decision": "maybe"}]}"#,
+        )
+        .unwrap_err();
+    assert!(
+        bad.to_string()
+            .starts_with("Approver 'auto' in the approval policy: 'decision' must be one of"),
+        "{bad}"
+    );
+    let malformed = registry
+        .policies_from_json(r#"{"approvers": [{"tools": "*"}]}"#)
+        .unwrap_err();
+    assert!(
+        malformed.to_string().contains("missing field `name`"),
+        "{malformed}"
+    );
+    let missing = registry.read_policies(dir.join("nope.json")).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .starts_with("Approval policy file not found or unreadable"),
+        "{missing}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(not(feature = "yaml"))]
+#[test]
+fn a_yaml_policy_without_the_yaml_feature_says_how_to_read_it() {
+    let path = std::env::temp_dir().join(format!("actuator-policy-{}.yaml", std::process::id()));
+    std::fs::write(&path, "approvers: []\n").unwrap();
+    let err = actuator_exec::ApproverRegistry::new()
+        .read_policies(&path)
+        .unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        err.to_string().contains("without its `yaml` feature"),
+        "{err}"
+    );
+}
