@@ -82,6 +82,25 @@ fn pool() -> Vec<Value> {
     ]
 }
 
+/// A decision (issue 10): 64-bit integers show no bounds to a model, so the schema accepts an
+/// integer beyond the type's range that the deserializer then refuses with a `parsing` error.
+/// Such a call still fails, with the deserializer's message: the only allowed disagreement.
+fn beyond_64_bits(v: &Value) -> bool {
+    v.as_f64().is_some_and(|f| f.fract() == 0.0) && (v.as_i64().is_none() || v.as_u64().is_none())
+}
+
+/// serde reads internally tagged enums through its private buffering, which no deserializer
+/// wrapper reaches: it accepts them from arrays (`["key", "a"]`) and with keys their closed
+/// schema does not list. A known leniency, guarded by validation running first (see
+/// `validation_guards_serdes_lenient_forms` in catalogue_calls.rs).
+fn buffered_leniency(type_name: &str, v: &Value) -> bool {
+    const EVENT_KEYS: [&str; 4] = ["type", "x", "y", "key"];
+    type_name == "Event"
+        && (v.is_array()
+            || v.as_object()
+                .is_some_and(|o| o.keys().any(|k| !EVENT_KEYS.contains(&k.as_str()))))
+}
+
 /// Checks one type against the pool, extra samples, and a missing argument.
 fn check<T: ToolParam>(type_name: &str, extra: &[Value]) {
     let params = ParamsBuilder::new().param::<T>("v", Some("v")).build();
@@ -98,6 +117,17 @@ fn check<T: ToolParam>(type_name: &str, extra: &[Value]) {
         let schema_ok = validator.validate(&args).is_ok();
         let mut taken = ToolArgs::from_value(args).expect("object");
         let de = taken.required::<T>("v");
+        if schema_ok && de.is_err() && sample.as_ref().is_some_and(beyond_64_bits) {
+            continue;
+        }
+        if !schema_ok
+            && de.is_ok()
+            && sample
+                .as_ref()
+                .is_some_and(|v| buffered_leniency(type_name, v))
+        {
+            continue;
+        }
         assert_eq!(
             schema_ok,
             de.is_ok(),
@@ -152,7 +182,7 @@ contract! {
     tuple_f64: (f64, f64) => [json!([1, 2, 3])];
     mode: Mode => [json!("exact"), json!("fuzzy")];
     shape: Shape => [];
-    event: Event => [];
+    event: Event => [json!({"type": "click", "x": 1, "y": 2, "extra": 1})];
     key: Key => [];
     address: Address => [];
     new_user: NewUser => [];
@@ -167,10 +197,7 @@ contract! {
 }
 
 fn check_value<T: ToolParam>(type_name: &str, value: &Value) {
-    // serde reads internally tagged enums from arrays (`["key", "a"]`) through its private
-    // buffering, which no deserializer wrapper reaches: a known leniency, guarded by validation
-    // running first (see `validation_guards_serdes_lenient_forms` in catalogue_calls.rs).
-    if type_name == "Event" && value.is_array() {
+    if buffered_leniency(type_name, value) {
         return;
     }
     let params = ParamsBuilder::new().param::<T>("v", Some("v")).build();
@@ -181,6 +208,9 @@ fn check_value<T: ToolParam>(type_name: &str, value: &Value) {
         .expect("object")
         .required::<T>("v")
         .is_ok();
+    if schema_ok && !de_ok && beyond_64_bits(value) {
+        return;
+    }
     assert_eq!(schema_ok, de_ok, "{type_name}: disagreement on {value}");
 }
 

@@ -76,6 +76,7 @@ impl ParamsBuilder {
         let schema: Schema = self.generator.subschema_for::<T>();
         let mut value = schema.to_value();
         tidy_schema(&mut value);
+        reshape(&mut value);
         if let (Some(d), Value::Object(obj)) = (description, &mut value) {
             obj.insert("description".into(), Value::from(d));
         }
@@ -152,6 +153,7 @@ impl ParamsBuilder {
         let mut defs = self.generator.take_definitions(true);
         for def in defs.values_mut() {
             tidy_schema(def);
+            reshape(def);
         }
         self.params.defs = defs;
         self.params
@@ -179,8 +181,11 @@ fn tidy_schema(value: &mut Value) {
                 "uint8" => Some((Some(0), Some(u8::MAX.into()))),
                 "uint16" => Some((Some(0), Some(u16::MAX.into()))),
                 "uint32" => Some((Some(0), Some(u32::MAX.into()))),
-                "int64" | "int" => Some((Some(i64::MIN), Some(i64::MAX as u64))),
-                "uint64" | "uint" => Some((Some(0), Some(u64::MAX))),
+                // ±9.2e18 is noise to a model: 64-bit integers show no bounds (unsigned ones
+                // only their floor); the deserializer still enforces the range (a `parsing`
+                // error).
+                "int64" | "int" => Some((None, None)),
+                "uint64" | "uint" => Some((Some(0), None)),
                 "uint128" => Some((Some(0), None)),
                 "int128" | "float" | "double" => Some((None, None)),
                 _ => None,
@@ -223,4 +228,187 @@ fn tidy_schema(value: &mut Value) {
             }
         }
     }
+}
+
+/// Keywords that describe a schema rather than constrain it: they stay beside an `anyOf`.
+const ANNOTATIONS: [&str; 7] = [
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// Gives schemas the shapes the reference shows a model (children first):
+///
+/// - a nullable type (`"type": ["number", "null"]`) is `{"anyOf": [{"type": "number", …},
+///   {"type": "null"}]}`, as the reference renders `Optional[T]`, and an `anyOf` inside an
+///   `anyOf` is flattened into it;
+/// - an object with properties is closed (`"additionalProperties": false`), as the reference
+///   closes dataclasses and pydantic models; the deserializer refuses unknown fields too;
+/// - no boolean schemas where a model reads one: `true` is `{}`, `false` `{"enum": []}`
+///   (`additionalProperties: false` stays: it closes an object);
+/// - a `null` default (an `Option` with a serde default) is not shown.
+fn reshape(value: &mut Value) {
+    let Value::Object(obj) = value else { return };
+    for (key, child) in obj.iter_mut() {
+        match key.as_str() {
+            "properties" | "$defs" | "definitions" | "patternProperties" => {
+                if let Value::Object(map) = child {
+                    for schema in map.values_mut() {
+                        unbool(schema);
+                        reshape(schema);
+                    }
+                }
+            }
+            "additionalProperties" => {
+                if *child == Value::Bool(true) {
+                    *child = Value::Object(Map::new());
+                }
+                reshape(child);
+            }
+            "items"
+            | "not"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "if"
+            | "then"
+            | "else" => {
+                unbool(child);
+                reshape(child);
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Value::Array(items) = child {
+                    for schema in items {
+                        unbool(schema);
+                        reshape(schema);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if obj.get("default") == Some(&Value::Null) {
+        obj.remove("default");
+    }
+    // schemars writes "nothing is valid" (an enum without variants) as `{"not": {}}`.
+    if obj
+        .get("not")
+        .is_some_and(|n| n.as_object().is_some_and(Map::is_empty))
+        && obj
+            .keys()
+            .all(|k| k == "not" || ANNOTATIONS.contains(&k.as_str()))
+    {
+        obj.remove("not");
+        obj.insert("enum".into(), Value::Array(Vec::new()));
+    }
+    nullable_type_to_any_of(obj);
+    flatten_any_of(obj);
+    let is_object = obj.get("type").and_then(Value::as_str) == Some("object");
+    if is_object && obj.contains_key("properties") && !obj.contains_key("additionalProperties") {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+}
+
+/// `true` → `{}`, `false` → `{"enum": []}`.
+fn unbool(schema: &mut Value) {
+    match schema {
+        Value::Bool(true) => *schema = Value::Object(Map::new()),
+        Value::Bool(false) => {
+            let mut obj = Map::new();
+            obj.insert("enum".into(), Value::Array(Vec::new()));
+            *schema = Value::Object(obj);
+        }
+        _ => {}
+    }
+}
+
+/// `{"type": [T…, "null"], …}` → `{"anyOf": [{"type": T…, …}, {"type": "null"}], annotations}`.
+fn nullable_type_to_any_of(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = obj.get("type") else {
+        return;
+    };
+    if !types.iter().any(|t| t == "null") || types.len() < 2 {
+        return;
+    }
+    let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+    let mut branch = Map::new();
+    let mut outer = Map::new();
+    for (key, v) in std::mem::take(obj) {
+        if ANNOTATIONS.contains(&key.as_str()) {
+            outer.insert(key, v);
+        } else if key == "type" {
+            let t = match others.as_slice() {
+                [one] => one.clone(),
+                _ => Value::Array(others.clone()),
+            };
+            branch.insert(key, t);
+        } else if key == "enum" {
+            let kept: Vec<Value> = v
+                .as_array()
+                .map(|vs| vs.iter().filter(|x| !x.is_null()).cloned().collect())
+                .unwrap_or_default();
+            branch.insert(key, Value::Array(kept));
+        } else {
+            branch.insert(key, v);
+        }
+    }
+    let mut null = Map::new();
+    null.insert("type".into(), Value::from("null"));
+    obj.insert(
+        "anyOf".into(),
+        Value::Array(vec![Value::Object(branch), Value::Object(null)]),
+    );
+    obj.extend(outer);
+}
+
+/// An `anyOf` branch that is only an `anyOf` is spliced into its parent (one flat list: the
+/// variants of an untagged union, then `null`), keeping one `null`.
+fn flatten_any_of(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = obj.get_mut("anyOf") else {
+        return;
+    };
+    // A branch that is an `anyOf` and annotations only (the union's own doc comment, which the
+    // parameter's description supersedes).
+    let nested = |b: &Value| {
+        b.as_object().is_some_and(|o| {
+            matches!(o.get("anyOf"), Some(Value::Array(_)))
+                && o.keys()
+                    .all(|k| k == "anyOf" || ANNOTATIONS.contains(&k.as_str()))
+        })
+    };
+    if !branches.iter().any(nested) {
+        return;
+    }
+    let mut flat: Vec<Value> = Vec::with_capacity(branches.len());
+    for branch in std::mem::take(branches) {
+        if nested(&branch) {
+            if let Value::Object(mut o) = branch
+                && let Some(Value::Array(inner)) = o.remove("anyOf")
+            {
+                flat.extend(inner);
+            }
+        } else {
+            flat.push(branch);
+        }
+    }
+    let is_null = |b: &Value| {
+        b.as_object()
+            .is_some_and(|o| o.len() == 1 && o.get("type") == Some(&Value::from("null")))
+    };
+    let mut seen_null = false;
+    flat.retain(|b| {
+        if is_null(b) {
+            let keep = !seen_null;
+            seen_null = true;
+            keep
+        } else {
+            true
+        }
+    });
+    *branches = flat;
 }

@@ -20,9 +20,10 @@
 
 use std::fmt;
 
+use serde::Deserialize;
 use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Unexpected,
-    VariantAccess, Visitor,
+    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
 };
 
 /// A deserializer that behaves like the one it wraps, except that structs are read only from
@@ -112,7 +113,7 @@ where
         V: Visitor<'de>,
     {
         self.0
-            .deserialize_struct(name, fields, Wrap::struct_only(visitor))
+            .deserialize_struct(name, fields, Wrap::struct_only(visitor, fields))
     }
 
     fn deserialize_enum<V>(
@@ -133,24 +134,26 @@ where
 }
 
 /// A visitor that forwards to `visitor`, wrapping whatever it is handed in the strict types.
-/// With `struct_only`, a sequence is an `invalid type` error instead.
+/// With `fields` (a struct's), a sequence is an `invalid type` error instead, and a map key
+/// that names no field is an `unknown field` error: a struct's schema is closed
+/// (`additionalProperties: false`), and its deserializer agrees.
 struct Wrap<V> {
     visitor: V,
-    struct_only: bool,
+    fields: Option<&'static [&'static str]>,
 }
 
 impl<V> Wrap<V> {
     fn new(visitor: V) -> Self {
         Wrap {
             visitor,
-            struct_only: false,
+            fields: None,
         }
     }
 
-    fn struct_only(visitor: V) -> Self {
+    fn struct_only(visitor: V, fields: &'static [&'static str]) -> Self {
         Wrap {
             visitor,
-            struct_only: true,
+            fields: Some(fields),
         }
     }
 }
@@ -220,7 +223,7 @@ where
     where
         A: SeqAccess<'de>,
     {
-        if self.struct_only {
+        if self.fields.is_some() {
             Err(de::Error::invalid_type(Unexpected::Seq, &self))
         } else {
             self.visitor.visit_seq(StrictSeq(seq))
@@ -231,7 +234,10 @@ where
     where
         A: MapAccess<'de>,
     {
-        self.visitor.visit_map(StrictMap(map))
+        self.visitor.visit_map(StrictMap {
+            map,
+            fields: self.fields,
+        })
     }
 
     fn visit_enum<A>(self, data: A) -> Result<Self::Value, A::Error>
@@ -280,8 +286,37 @@ where
     }
 }
 
-/// Map keys and values, each read strictly (keys keep the inner deserializer's key rules).
-struct StrictMap<A>(A);
+/// Map keys and values, each read strictly (keys keep the inner deserializer's key rules); for
+/// a struct, keys must name its fields.
+struct StrictMap<A> {
+    map: A,
+    fields: Option<&'static [&'static str]>,
+}
+
+/// A struct's field key: read as a string, checked against the fields, then handed to the
+/// struct's own field visitor.
+struct KnownField<S> {
+    seed: S,
+    fields: &'static [&'static str],
+}
+
+impl<'de, S> DeserializeSeed<'de> for KnownField<S>
+where
+    S: DeserializeSeed<'de>,
+{
+    type Value = S::Value;
+
+    fn deserialize<D>(self, deserializer: D) -> Result<Self::Value, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        let key = String::deserialize(deserializer)?;
+        if !self.fields.contains(&key.as_str()) {
+            return Err(de::Error::unknown_field(&key, self.fields));
+        }
+        self.seed.deserialize(key.into_deserializer())
+    }
+}
 
 impl<'de, A> MapAccess<'de> for StrictMap<A>
 where
@@ -293,14 +328,17 @@ where
     where
         K: DeserializeSeed<'de>,
     {
-        self.0.next_key_seed(StrictSeed(seed))
+        match self.fields {
+            Some(fields) => self.map.next_key_seed(KnownField { seed, fields }),
+            None => self.map.next_key_seed(StrictSeed(seed)),
+        }
     }
 
     fn next_value_seed<T>(&mut self, seed: T) -> Result<T::Value, Self::Error>
     where
         T: DeserializeSeed<'de>,
     {
-        self.0.next_value_seed(StrictSeed(seed))
+        self.map.next_value_seed(StrictSeed(seed))
     }
 
     fn next_entry_seed<K, T>(
@@ -312,11 +350,16 @@ where
         K: DeserializeSeed<'de>,
         T: DeserializeSeed<'de>,
     {
-        self.0.next_entry_seed(StrictSeed(key), StrictSeed(value))
+        match self.fields {
+            Some(fields) => self
+                .map
+                .next_entry_seed(KnownField { seed: key, fields }, StrictSeed(value)),
+            None => self.map.next_entry_seed(StrictSeed(key), StrictSeed(value)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        self.0.size_hint()
+        self.map.size_hint()
     }
 }
 
@@ -375,7 +418,8 @@ where
     where
         V: Visitor<'de>,
     {
-        self.0.struct_variant(fields, Wrap::struct_only(visitor))
+        self.0
+            .struct_variant(fields, Wrap::struct_only(visitor, fields))
     }
 }
 
@@ -642,7 +686,8 @@ mod tests {
 
     /// Compares `Strict` with `&Value`'s own deserializer on every value of the pool. With
     /// `has_struct`, the strict side may also fail differently, but only with a
-    /// struct-from-sequence error; otherwise both must agree exactly (values and messages).
+    /// struct-from-sequence or unknown-field error; otherwise both must agree exactly (values
+    /// and messages).
     fn check<T>(type_name: &str, has_struct: bool)
     where
         T: for<'de> Deserialize<'de> + PartialEq + Debug,
@@ -652,13 +697,19 @@ mod tests {
             let strict_result = strict::<T>(&value);
             match (&plain, &strict_result) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b, "{type_name} on {value}"),
-                (_, Err(e)) if has_struct && from_sequence(e) => {}
+                (_, Err(e)) if has_struct && (from_sequence(e) || unknown_field(e)) => {}
                 (Err(a), Err(b)) => {
                     assert_eq!(a.to_string(), b.to_string(), "{type_name} on {value}");
                 }
                 _ => panic!("{type_name} on {value}: plain {plain:?}, strict {strict_result:?}"),
             }
         }
+    }
+
+    /// The error `Strict` gives for a struct (or adjacently tagged enum) whose map has a key
+    /// that names no field: its schema is closed.
+    fn unknown_field(err: &serde_json::Error) -> bool {
+        err.to_string().starts_with("unknown field `")
     }
 
     /// The error `Strict` gives for a struct (or adjacently tagged enum, which serde also reads
