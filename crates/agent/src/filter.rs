@@ -106,6 +106,16 @@ pub fn content_only(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                 if !calls.is_empty() {
                     parts.push(Content::text(calls.join("\n")));
                 }
+                // Provider-private data goes, and a tool the provider ran becomes text.
+                let parts = parts
+                    .into_iter()
+                    .map(|c| match c {
+                        Content::ToolUse(t) => {
+                            Content::text(format!("{} {}\n\n{}", t.name, t.arguments, t.result))
+                        }
+                        other => other.without_internal(),
+                    })
+                    .collect();
                 a.content = MessageContent::Parts(parts);
                 a.tool_calls = None;
                 Some(ChatMessage::Assistant(a))

@@ -148,7 +148,7 @@ fn prefix_assistant(m: &mut ChatMessage, prefix: &str) {
         match &mut a.content {
             MessageContent::Text(t) => *t = format!("{prefix}{t}"),
             MessageContent::Parts(parts) => {
-                if let Some(Content::Text { text }) =
+                if let Some(Content::Text { text, .. }) =
                     parts.iter_mut().find(|c| c.as_text().is_some())
                     && !text.is_empty()
                 {

@@ -2,6 +2,7 @@
 //! [`IntoToolOutput`] conversion from ordinary Rust values.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::error::{FatalToolError, ToolFailure};
 
@@ -31,6 +32,47 @@ pub struct Media {
     /// A file name to show, for documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
+    /// Provider-private data kept for replay to the provider that produced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal: Option<Value>,
+}
+
+/// The kind of a tool a provider ran on its own side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ServerToolKind {
+    /// A web search.
+    WebSearch,
+    /// A call to an MCP server the provider connected to.
+    McpCall,
+    /// Code the provider ran.
+    CodeExecution,
+}
+
+/// A tool the provider ran itself (web search, code execution, a remote MCP call), with its
+/// arguments and result, as the reference's `ContentToolUse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerToolUse {
+    /// What kind of tool it was.
+    pub tool_type: ServerToolKind,
+    /// The call's id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Where it ran (an MCP server's name, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// The arguments, as the provider sent them.
+    pub arguments: String,
+    /// The result.
+    pub result: String,
+    /// The error, when the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Provider-private data kept for replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal: Option<Value>,
 }
 
 /// One item of tool or message content.
@@ -48,6 +90,9 @@ pub enum Content {
     Text {
         /// The text.
         text: String,
+        /// Provider-private data kept for replay to the provider that produced it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        internal: Option<Value>,
     },
     /// An image.
     Image(Media),
@@ -68,13 +113,27 @@ pub enum Content {
         /// Whether the provider redacted the text.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         redacted: bool,
+        /// Provider-private data kept for replay.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        internal: Option<Value>,
+    },
+    /// A tool the provider ran on its own side.
+    ToolUse(ServerToolUse),
+    /// Provider-private data with no text of its own (the reference's `ContentData`), kept for
+    /// replay.
+    Data {
+        /// The payload.
+        data: Map<String, Value>,
     },
 }
 
 impl Content {
     /// A text item.
     pub fn text(text: impl Into<String>) -> Self {
-        Content::Text { text: text.into() }
+        Content::Text {
+            text: text.into(),
+            internal: None,
+        }
     }
 
     /// An image at a URL.
@@ -83,6 +142,7 @@ impl Content {
             source: MediaSource::Url { url: url.into() },
             media_type: media_type.into(),
             filename: None,
+            internal: None,
         })
     }
 
@@ -92,6 +152,7 @@ impl Content {
             source: MediaSource::Base64 { data: data.into() },
             media_type: media_type.into(),
             filename: None,
+            internal: None,
         })
     }
 
@@ -101,7 +162,24 @@ impl Content {
             reasoning: text.into(),
             signature: None,
             redacted: false,
+            internal: None,
         }
+    }
+
+    /// This item without its provider-private data (what filters show another model).
+    #[must_use]
+    pub fn without_internal(mut self) -> Self {
+        match &mut self {
+            Content::Text { internal, .. } | Content::Reasoning { internal, .. } => {
+                *internal = None
+            }
+            Content::Image(m) | Content::Audio(m) | Content::Video(m) | Content::Document(m) => {
+                m.internal = None;
+            }
+            Content::ToolUse(t) => t.internal = None,
+            Content::Data { .. } => {}
+        }
+        self
     }
 
     /// Whether this is a reasoning item.
@@ -112,7 +190,7 @@ impl Content {
     /// The text, when this is a text item.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Content::Text { text } => Some(text),
+            Content::Text { text, .. } => Some(text),
             _ => None,
         }
     }

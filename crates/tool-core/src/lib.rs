@@ -29,7 +29,9 @@ mod choice;
 pub use choice::ToolChoice;
 
 mod content;
-pub use content::{Content, IntoToolOutput, Json, Media, MediaSource, ToolOutput};
+pub use content::{
+    Content, IntoToolOutput, Json, Media, MediaSource, ServerToolKind, ServerToolUse, ToolOutput,
+};
 
 mod validate;
 pub use validate::{ArgumentValidator, MAX_ARGUMENT_DEPTH, check_nesting_depth};

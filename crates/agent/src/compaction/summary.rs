@@ -374,7 +374,7 @@ fn shrink(message: &mut ChatMessage, part: usize) {
     match message.content_mut() {
         MessageContent::Text(text) => *text = truncate_middle(text, text.len() / 2),
         MessageContent::Parts(parts) => {
-            if let Some(Content::Text { text }) = parts.get_mut(part) {
+            if let Some(Content::Text { text, .. }) = parts.get_mut(part) {
                 *text = truncate_middle(text, text.len() / 2);
             }
         }
