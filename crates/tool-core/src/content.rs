@@ -171,7 +171,7 @@ impl Content {
     pub fn without_internal(mut self) -> Self {
         match &mut self {
             Content::Text { internal, .. } | Content::Reasoning { internal, .. } => {
-                *internal = None
+                *internal = None;
             }
             Content::Image(m) | Content::Audio(m) | Content::Video(m) | Content::Document(m) => {
                 m.internal = None;
