@@ -754,10 +754,11 @@ async fn a_handoff_without_the_run_context_is_a_loud_error() {
 async fn as_solver_writes_back_an_explicit_output_without_text_or_calls() {
     // The agent sets an output with metadata only: it still replaces the task's output.
     let agent = agent_fn("tagger", |mut s: AgentState, _cx, _a| async move {
-        let mut out = ModelOutput::default();
-        out.model = "tagger-model".into();
-        out.metadata = Some(json!({"tag": "done"}));
-        s.set_output(out);
+        s.set_output(ModelOutput {
+            model: "tagger-model".into(),
+            metadata: Some(json!({"tag": "done"})),
+            ..ModelOutput::default()
+        });
         Ok(s)
     });
     let solver = as_solver(Arc::new(agent)).build().unwrap();
