@@ -1,6 +1,8 @@
 //! The [`Sandbox`] trait, its requests and results, and [`SandboxHandle`], the run resource
 //! tools find their sandbox through.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -254,23 +256,74 @@ pub trait Sandbox: Send + Sync + fmt::Debug {
 /// assert_eq!(err.kind(), ToolErrorKind::SandboxUnavailable);
 /// assert_eq!(err.message(), NO_SANDBOX_MESSAGE);
 /// ```
-#[derive(Clone, Debug)]
-pub struct SandboxHandle(Arc<dyn Sandbox>);
+///
+/// A handle also keeps the tools' per-sandbox state ([`SandboxHandle::state`]: the text
+/// editor's undo history, the shells of `bash_session`), which lives exactly as long as the
+/// handle and its clones, that is, as long as the run.
+#[derive(Clone)]
+pub struct SandboxHandle {
+    sandbox: Arc<dyn Sandbox>,
+    state: Arc<StateMap>,
+}
+
+type StateMap = std::sync::Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>;
+
+impl fmt::Debug for SandboxHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SandboxHandle")
+            .field("sandbox", &self.sandbox)
+            .finish_non_exhaustive()
+    }
+}
 
 impl SandboxHandle {
     /// Wraps a sandbox.
     pub fn new(sandbox: impl Sandbox + 'static) -> Self {
-        SandboxHandle(Arc::new(sandbox))
+        Self::from_arc(Arc::new(sandbox))
     }
 
     /// Wraps a shared sandbox.
     pub fn from_arc(sandbox: Arc<dyn Sandbox>) -> Self {
-        SandboxHandle(sandbox)
+        SandboxHandle {
+            sandbox,
+            state: Arc::default(),
+        }
     }
 
     /// The sandbox.
     pub fn sandbox(&self) -> &Arc<dyn Sandbox> {
-        &self.0
+        &self.sandbox
+    }
+
+    /// The tools' state of type `T` for this sandbox, made with `T::default()` on first use
+    /// and shared by every clone of the handle (use interior mutability inside `T`).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use actuator_sandbox::{LocalSandbox, SandboxHandle};
+    /// #[derive(Default)]
+    /// struct Calls(AtomicU32);
+    /// let handle = SandboxHandle::new(LocalSandbox::builder().unconfined().build().unwrap());
+    /// handle.state::<Calls>().0.fetch_add(1, Ordering::Relaxed);
+    /// assert_eq!(handle.clone().state::<Calls>().0.load(Ordering::Relaxed), 1);
+    /// ```
+    pub fn state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut map = match self.state.lock() {
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let entry = map
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        match Arc::clone(entry).downcast::<T>() {
+            Ok(value) => value,
+            // Unreachable: the map is keyed by the type; replace rather than panic.
+            Err(_) => {
+                let value = Arc::new(T::default());
+                *entry = value.clone();
+                value
+            }
+        }
     }
 
     /// The sandbox of the run a tool call belongs to, or the `sandbox_unavailable` error.
@@ -284,6 +337,6 @@ impl SandboxHandle {
 impl std::ops::Deref for SandboxHandle {
     type Target = dyn Sandbox;
     fn deref(&self) -> &Self::Target {
-        &*self.0
+        &*self.sandbox
     }
 }
