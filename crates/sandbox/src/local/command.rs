@@ -137,6 +137,8 @@ impl Confined {
             }
         }
         a.extend(["--bind".to_owned(), s(&self.workdir), s(&self.workdir)]);
+        // The sandbox's own root (a tmpfs holding the mount points) is read-only too.
+        a.extend(["--remount-ro".to_owned(), "/".to_owned()]);
         a.extend(["--chdir".to_owned(), s(cwd)]);
         let mut push = |items: &[&str]| a.extend(items.iter().map(|x| (*x).to_owned()));
         push(&[
