@@ -170,6 +170,35 @@ async fn create_refuses_existing_files_and_missing_paths_are_reported() {
     );
     let e = err(&h, &t, json!({"command": "create", "path": "g"})).await;
     assert_eq!(e.kind(), ToolErrorKind::Parsing);
+    assert_eq!(
+        e.message(),
+        "Invalid parameters: 'create.file_text' Input should be a valid string"
+    );
+    let e = err(&h, &t, json!({"command": "str_replace", "path": "f"})).await;
+    assert_eq!(
+        e.message(),
+        "Invalid parameters: 'str_replace.old_str' Input should be a valid string"
+    );
+    let e = err(
+        &h,
+        &t,
+        json!({"command": "insert", "path": "f", "new_str": "x"}),
+    )
+    .await;
+    assert_eq!(
+        e.message(),
+        "Invalid parameters: 'insert.insert_line' Input should be a valid integer"
+    );
+    let e = err(
+        &h,
+        &t,
+        json!({"command": "insert", "path": "f", "insert_line": 1}),
+    )
+    .await;
+    assert_eq!(
+        e.message(),
+        "Invalid parameters: 'insert.new_str' Input should be a valid string"
+    );
 }
 
 #[tokio::test]

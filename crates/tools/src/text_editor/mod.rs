@@ -44,10 +44,16 @@ fn parameters() -> Result<ToolParams, ToolDefError> {
     }))
 }
 
-/// The reference's `parsing` error for a command whose required argument is missing.
+/// The reference's `parsing` error for a command whose required argument is missing (its
+/// sandbox server's pydantic message: the argument arrives as `null`).
 fn missing(command: &str, param: &str) -> ToolError {
+    let kind = if param == "insert_line" {
+        "integer"
+    } else {
+        "string"
+    };
     ToolError::parsing(format!(
-        "Missing required parameter `{param}` for command `{command}`."
+        "Invalid parameters: '{command}.{param}' Input should be a valid {kind}"
     ))
 }
 
