@@ -43,7 +43,7 @@ async fn bash_puts_stderr_first_and_never_fails_on_exit_status() {
 #[tokio::test]
 async fn bash_timeout_keeps_partial_output() {
     let Some((h, _)) = handle() else { return };
-    let tool = bash(BashOptions::new().timeout(Duration::from_secs(1))).unwrap();
+    let tool = bash(BashOptions::new().timeout(Duration::from_secs(3))).unwrap();
     let e = err(&h, &tool, json!({"command": "echo started; sleep 30"})).await;
     assert_eq!(e.kind(), ToolErrorKind::Timeout);
     assert_eq!(e.message(), "Command timed out before completing.");
