@@ -2,8 +2,8 @@
 //! medians, optionally runs the Python reference next to them, and prints one table.
 //!
 //! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
-//! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3) and `react`
-//! (agent, W5), which print `RESULT {json}` lines; the example `w0_first_call` (actuator, W0),
+//! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
+//! (agent, W5) and `sandbox` (tools, W7), which print `RESULT {json}` lines; the example `w0_first_call` (actuator, W0),
 //! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
 
 use std::collections::BTreeMap;
@@ -34,7 +34,7 @@ options:
   --peer                also run the openai-agents peer (not in the table)
   --build-cost          measure the clean and incremental build times (default unless --quick)
   --no-build-cost       skip them
-  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,build";
+  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,build";
 
 /// What a figure measures, which fixes its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,6 +243,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
         step("W5: react agents, one process per K, peak RSS read from /proc");
         w5(&bin("react")?, options.quick, &mut rust)?;
     }
+    if options.runs("w7") {
+        step("W7: bash in a LocalSandbox (bubblewrap), one call and 100 parallel");
+        let mut cmd = Command::new(bin("sandbox")?);
+        if options.quick {
+            cmd.arg("--quick");
+        }
+        results(&capture(&mut cmd)?, &mut rust);
+    }
     if options.build_cost() {
         step("build cost: clean `cargo build -p actuator`, then an incremental rebuild");
         build_cost(&root, &mut rust)?;
@@ -327,6 +335,8 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-exec",
         "-p",
         "actuator-agent",
+        "-p",
+        "actuator-tools",
         "--benches",
     ]);
     let mut example = Command::new(cargo());

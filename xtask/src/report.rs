@@ -93,6 +93,8 @@ fn rows() -> Vec<Row> {
         row("W5 peak RSS, K=1", w5(1, false, false, "peak RSS (VmHWM)"), Some("W5|eval K=1: peak RSS (ru_maxrss)")),
         row("W5 peak RSS, K=100, yielding model", w5(100, true, false, "peak RSS (VmHWM)"), Some("W5|eval K=100: peak RSS (ru_maxrss)")),
         row("W5 peak RSS, K=10 000, yielding model", w5(10_000, true, false, "peak RSS (VmHWM)"), None),
+        row("W7 one `bash(\"echo hi\")` call end to end, LocalSandbox (bubblewrap) vs Inspect `local` (unconfined)", "W7|bash('echo hi') end to end, LocalSandbox (bubblewrap)", Some("W7|bash('echo hi') end to end, local sandbox")),
+        row("W7 100 parallel `bash` calls in one turn, wall", "W7|100 parallel bash calls: wall, LocalSandbox (bubblewrap)", Some("W7|100 parallel bash calls: wall, local sandbox")),
         row("W5 RSS per extra agent, K=100 vs 1, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), Some("W5|derived: peak-RSS growth per extra agent (K=100 vs K=1)")),
         row("W5 RSS per extra agent, K=10 000 vs 1, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
         row("W5 RSS per extra agent, K=10 000 vs 1, ready model", w5(10_000, false, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),

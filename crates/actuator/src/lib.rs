@@ -15,6 +15,7 @@
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
+//! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
 //! use actuator::prelude::*;
@@ -63,6 +64,11 @@ pub use actuator_tool_macros::agent;
 
 #[cfg(feature = "multi")]
 pub use actuator_multi as multi;
+
+#[cfg(feature = "tools")]
+pub use actuator_sandbox as sandbox;
+#[cfg(feature = "tools")]
+pub use actuator_tools as tools;
 
 /// The names most programs need.
 pub mod prelude {

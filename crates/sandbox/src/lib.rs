@@ -1,0 +1,40 @@
+//! # actuator-sandbox
+//!
+//! Where Actuator's built-in tools run.
+//!
+//! - [`Sandbox`]: an object-safe trait (exec with argv, stdin, cwd, env, user, timeout and an
+//!   output limit; `read_file`; `write_file`; interactive processes; a name), so other
+//!   backends (docker, Kubernetes, a remote service) fit later without touching the tools.
+//! - [`LocalSandbox`]: the embedded default. A per-run working directory, and every command
+//!   confined with [bubblewrap](https://github.com/containers/bubblewrap): read-only system
+//!   directories (`/usr`, `/etc`), the working directory and a private `/tmp` as the only
+//!   writable places, no network unless enabled, its own PID namespace and session, killed
+//!   with its parent, and resource limits (processes, file size, memory) set with `prlimit`.
+//!   When the caller is root, commands run as an unprivileged user (`nobody` by default).
+//! - [`SandboxHandle`]: the run resource through which tools find their run's sandbox
+//!   (`RunOptions::resource(SandboxHandle::new(sandbox))`; tools read it from
+//!   `ToolContext::extensions`).
+//!
+//! ```no_run
+//! use actuator_sandbox::{ExecRequest, LocalSandbox, Sandbox};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), actuator_sandbox::SandboxError> {
+//! let sandbox = LocalSandbox::new()?; // fails with install advice when bwrap is missing
+//! let out = sandbox.exec(ExecRequest::new(["bash", "-c", "echo hi"])).await?;
+//! assert_eq!(out.stdout, "hi\n");
+//! # Ok(()) }
+//! ```
+
+mod error;
+pub use error::{SandboxError, combine_output};
+
+mod sandbox;
+pub use sandbox::{
+    DEFAULT_MAX_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, NO_SANDBOX_MESSAGE, Sandbox,
+    SandboxHandle, SessionRequest, format_size,
+};
+
+mod local;
+pub use local::{Confinement, LocalSandbox, LocalSandboxBuilder, ResourceLimits};
+
+pub mod testing;

@@ -1,0 +1,241 @@
+//! The command line that confines one process: bubblewrap's mounts and namespaces, then
+//! `prlimit`'s resource limits, then (when the caller is root) `setpriv` dropping to an
+//! unprivileged user.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::SandboxError;
+
+/// Resource limits of every process a [`LocalSandbox`](crate::LocalSandbox) starts, set with
+/// `prlimit` inside the sandbox (`None`: no limit).
+///
+/// The process limit counts every process of the sandbox's user, so it bounds fork bombs
+/// when the sandbox runs as its own user (always, when the caller is root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceLimits {
+    /// `RLIMIT_NPROC`: processes of the user (default 512).
+    pub max_processes: Option<u64>,
+    /// `RLIMIT_FSIZE`: the largest file a process may write, in bytes (default 1 GiB).
+    pub max_file_size: Option<u64>,
+    /// `RLIMIT_AS`: address space per process, in bytes (default 4 GiB).
+    pub max_memory: Option<u64>,
+    /// `RLIMIT_NOFILE`: open files per process (default 1024).
+    pub max_open_files: Option<u64>,
+}
+
+impl Default for ResourceLimits {
+    fn default() -> Self {
+        ResourceLimits {
+            max_processes: Some(512),
+            max_file_size: Some(1 << 30),
+            max_memory: Some(4 << 30),
+            max_open_files: Some(1024),
+        }
+    }
+}
+
+impl ResourceLimits {
+    /// No limits at all.
+    pub fn none() -> Self {
+        ResourceLimits {
+            max_processes: None,
+            max_file_size: None,
+            max_memory: None,
+            max_open_files: None,
+        }
+    }
+
+    fn prlimit_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        let mut push = |flag: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                args.push(format!("--{flag}={v}"));
+            }
+        };
+        push("nproc", self.max_processes);
+        push("fsize", self.max_file_size);
+        push("as", self.max_memory);
+        push("nofile", self.max_open_files);
+        if args.is_empty() {
+            return args;
+        }
+        let mut out = vec!["prlimit".to_owned()];
+        out.extend(args);
+        out.push("--".to_owned());
+        out
+    }
+}
+
+/// Who the confined processes run as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Identity {
+    /// The caller's own user, in a user namespace (an unprivileged caller).
+    Caller,
+    /// An unprivileged host user, switched to with `setpriv` (a root caller).
+    Drop { uid: u32, gid: u32 },
+}
+
+/// Everything needed to build a confined command line.
+#[derive(Debug, Clone)]
+pub(crate) struct Confined {
+    pub bwrap: PathBuf,
+    pub workdir: PathBuf,
+    pub tmp: PathBuf,
+    pub network: bool,
+    pub identity: Identity,
+    pub limits: ResourceLimits,
+    pub ro_binds: Vec<PathBuf>,
+}
+
+/// The system directories bound read-only (the rest of the host is not visible).
+const SYSTEM_DIRS: &[&str] = &["/usr", "/etc", "/opt"];
+/// Top-level directories that are symlinks into `/usr` on merged-/usr systems.
+const LINK_DIRS: &[&str] = &["/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"];
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+impl Confined {
+    /// The full argv: bwrap and its options, prlimit, setpriv, then `argv`.
+    pub fn argv(&self, cwd: &Path, argv: &[String]) -> Vec<String> {
+        let mut a: Vec<String> = vec![s(&self.bwrap)];
+        let mut push = |items: &[&str]| a.extend(items.iter().map(|x| (*x).to_owned()));
+        for dir in SYSTEM_DIRS {
+            push(&["--ro-bind-try", dir, dir]);
+        }
+        for dir in LINK_DIRS {
+            let path = Path::new(dir);
+            match std::fs::read_link(path) {
+                Ok(target) => a.extend(["--symlink".to_owned(), s(&target), (*dir).to_owned()]),
+                Err(_) => a.extend([
+                    "--ro-bind-try".to_owned(),
+                    (*dir).to_owned(),
+                    (*dir).to_owned(),
+                ]),
+            }
+        }
+        for bind in &self.ro_binds {
+            a.extend(["--ro-bind".to_owned(), s(bind), s(bind)]);
+        }
+        let mut push = |items: &[&str]| a.extend(items.iter().map(|x| (*x).to_owned()));
+        push(&["--proc", "/proc", "--dev", "/dev"]);
+        a.extend(["--bind".to_owned(), s(&self.tmp), "/tmp".to_owned()]);
+        // The mount point's parents, made traversable for the sandbox user (bwrap would make
+        // them with its own umask, often 077).
+        let mut parents: Vec<&Path> = self.workdir.ancestors().skip(1).collect();
+        parents.reverse();
+        for parent in parents {
+            if parent != Path::new("/") && parent != Path::new("/tmp") {
+                a.extend([
+                    "--perms".to_owned(),
+                    "0755".to_owned(),
+                    "--dir".to_owned(),
+                    s(parent),
+                ]);
+            }
+        }
+        a.extend(["--bind".to_owned(), s(&self.workdir), s(&self.workdir)]);
+        // The sandbox's own root (a tmpfs holding the mount points) is read-only too.
+        a.extend(["--remount-ro".to_owned(), "/".to_owned()]);
+        a.extend(["--chdir".to_owned(), s(cwd)]);
+        let mut push = |items: &[&str]| a.extend(items.iter().map(|x| (*x).to_owned()));
+        push(&[
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "sandbox",
+            "--die-with-parent",
+            "--new-session",
+        ]);
+        if !self.network {
+            push(&["--unshare-net"]);
+        }
+        match self.identity {
+            Identity::Caller => push(&["--unshare-user"]),
+            // setpriv needs these two to switch user; it drops every capability after.
+            Identity::Drop { .. } => {
+                push(&["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]);
+            }
+        }
+        a.push("--".to_owned());
+        a.extend(self.limits.prlimit_args());
+        if let Identity::Drop { uid, gid } = self.identity {
+            a.extend([
+                "setpriv".to_owned(),
+                format!("--reuid={uid}"),
+                format!("--regid={gid}"),
+                "--clear-groups".to_owned(),
+                "--inh-caps=-all".to_owned(),
+                "--bounding-set=-all".to_owned(),
+                "--".to_owned(),
+            ]);
+        }
+        a.extend(argv.iter().cloned());
+        a
+    }
+
+    /// Starts `true` in the sandbox once per process and bwrap path: bwrap may be installed
+    /// yet refuse (user namespaces disabled, a seccomp policy, a missing `prlimit`).
+    pub fn probe(&self) -> Result<(), SandboxError> {
+        static PROBED: OnceLock<std::sync::Mutex<Vec<(PathBuf, bool)>>> = OnceLock::new();
+        let cache = PROBED.get_or_init(Default::default);
+        let key = (self.bwrap.clone(), self.network);
+        if let Ok(seen) = cache.lock()
+            && seen.iter().any(|(p, net)| (p, *net) == (&key.0, key.1))
+        {
+            return Ok(());
+        }
+        let argv = self.argv(&self.workdir, &["true".to_owned()]);
+        let (program, args) = argv.split_first().ok_or(SandboxError::BubblewrapMissing)?;
+        let out = std::process::Command::new(program)
+            .args(args)
+            .env_clear()
+            .env("PATH", SANDBOX_PATH)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => SandboxError::BubblewrapMissing,
+                _ => SandboxError::BubblewrapRefused {
+                    stderr: e.to_string(),
+                },
+            })?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            return Err(SandboxError::BubblewrapRefused {
+                stderr: if stderr.is_empty() {
+                    format!("it exited with {}", out.status)
+                } else {
+                    stderr
+                },
+            });
+        }
+        if let Ok(mut seen) = cache.lock() {
+            seen.push(key);
+        }
+        Ok(())
+    }
+}
+
+/// `PATH` inside the sandbox.
+pub(crate) const SANDBOX_PATH: &str =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Finds `bwrap` on the host's `PATH`.
+pub(crate) fn find_bwrap() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("bwrap"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Quotes `argv` for `sh -c` (single quotes; embedded single quotes closed and escaped).
+pub(crate) fn shell_join(argv: &[String]) -> String {
+    argv.iter()
+        .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,403 @@
+//! [`LocalSandbox`]: a per-run working directory on this machine, every command confined
+//! with bubblewrap.
+
+mod command;
+mod run;
+
+use std::path::{Path, PathBuf};
+
+use actuator_tool_core::{BoxFuture, ToolErrorKind};
+use tokio::process::Command;
+
+pub use command::ResourceLimits;
+use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, shell_join};
+use run::{LiveGroups, collect, spawn};
+
+use crate::error::utf8_reason;
+use crate::{
+    DEFAULT_MAX_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, Sandbox, SandboxError,
+    SessionRequest,
+};
+
+/// How a [`LocalSandbox`] runs its commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Confinement {
+    /// Confined with bubblewrap (the default).
+    Bubblewrap,
+    /// Plain subprocesses in the working directory, like Inspect's `local` sandbox: no
+    /// isolation at all. Only ever chosen explicitly.
+    Unconfined,
+}
+
+/// Builds a [`LocalSandbox`].
+#[derive(Debug, Clone)]
+pub struct LocalSandboxBuilder {
+    confinement: Confinement,
+    network: bool,
+    limits: ResourceLimits,
+    run_as: (u32, u32),
+    ro_binds: Vec<PathBuf>,
+    parent: Option<PathBuf>,
+    bwrap: Option<PathBuf>,
+}
+
+impl Default for LocalSandboxBuilder {
+    fn default() -> Self {
+        LocalSandboxBuilder {
+            confinement: Confinement::Bubblewrap,
+            network: false,
+            limits: ResourceLimits::default(),
+            run_as: (65534, 65534),
+            ro_binds: Vec::new(),
+            parent: None,
+            bwrap: None,
+        }
+    }
+}
+
+impl LocalSandboxBuilder {
+    /// Lets commands reach the network (off by default: no interface but a private
+    /// loopback).
+    #[must_use]
+    pub fn network(mut self, enabled: bool) -> Self {
+        self.network = enabled;
+        self
+    }
+
+    /// Sets the resource limits.
+    #[must_use]
+    pub fn limits(mut self, limits: ResourceLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The host user and group commands run as when the caller is root (default `nobody`,
+    /// 65534). Ignored for an unprivileged caller, whose commands run as itself.
+    #[must_use]
+    pub fn run_as(mut self, uid: u32, gid: u32) -> Self {
+        self.run_as = (uid, gid);
+        self
+    }
+
+    /// Also makes `path` visible, read-only, at the same place (a toolchain, a dataset).
+    #[must_use]
+    pub fn read_only(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ro_binds.push(path.into());
+        self
+    }
+
+    /// Creates the sandbox's directory under `parent` (default: the system temp dir).
+    #[must_use]
+    pub fn parent_dir(mut self, parent: impl Into<PathBuf>) -> Self {
+        self.parent = Some(parent.into());
+        self
+    }
+
+    /// Uses this `bwrap` binary instead of the one on `PATH`.
+    #[must_use]
+    pub fn bwrap(mut self, path: impl Into<PathBuf>) -> Self {
+        self.bwrap = Some(path.into());
+        self
+    }
+
+    /// Runs commands **unconfined**: plain subprocesses that can read, write and reach
+    /// everything the caller can. For machines without bubblewrap, chosen knowingly.
+    #[must_use]
+    pub fn unconfined(mut self) -> Self {
+        self.confinement = Confinement::Unconfined;
+        self
+    }
+
+    /// Creates the working directory and checks that bubblewrap starts (once per process:
+    /// a short blocking probe). Fails with [`SandboxError::BubblewrapMissing`] or
+    /// [`SandboxError::BubblewrapRefused`], whose texts say how to fix it.
+    pub fn build(self) -> Result<LocalSandbox, SandboxError> {
+        let root = match &self.parent {
+            Some(p) => tempfile::Builder::new()
+                .prefix("actuator-sandbox-")
+                .tempdir_in(p)?,
+            None => tempfile::Builder::new()
+                .prefix("actuator-sandbox-")
+                .tempdir()?,
+        };
+        let workdir = root.path().join("work");
+        let tmp = root.path().join("tmp");
+        std::fs::create_dir(&workdir)?;
+        std::fs::create_dir(&tmp)?;
+        let confined = match self.confinement {
+            Confinement::Unconfined => None,
+            Confinement::Bubblewrap => {
+                let bwrap = self
+                    .bwrap
+                    .or_else(find_bwrap)
+                    .filter(|p| p.is_file())
+                    .ok_or(SandboxError::BubblewrapMissing)?;
+                let identity = if rustix::process::geteuid().is_root() {
+                    let (uid, gid) = self.run_as;
+                    for dir in [&workdir, &tmp] {
+                        std::os::unix::fs::chown(dir, Some(uid), Some(gid))?;
+                    }
+                    Identity::Drop { uid, gid }
+                } else {
+                    Identity::Caller
+                };
+                let confined = Confined {
+                    bwrap,
+                    workdir: workdir.clone(),
+                    tmp: tmp.clone(),
+                    network: self.network,
+                    identity,
+                    limits: self.limits,
+                    ro_binds: self.ro_binds,
+                };
+                confined.probe()?;
+                Some(confined)
+            }
+        };
+        Ok(LocalSandbox {
+            workdir_str: workdir.to_string_lossy().into_owned(),
+            workdir,
+            tmp,
+            confined,
+            live: LiveGroups::default(),
+            root,
+        })
+    }
+}
+
+/// The embedded sandbox: a fresh working directory per run, every command confined with
+/// bubblewrap (see the crate docs for what that means).
+///
+/// Dropping it kills every process it started that is still running and deletes its
+/// directory, so a run that ends, is cancelled or panics leaves nothing behind. Each command
+/// has its own PID namespace: a process a command leaves in the background is killed when
+/// that command's shell exits.
+#[derive(Debug)]
+pub struct LocalSandbox {
+    workdir: PathBuf,
+    workdir_str: String,
+    tmp: PathBuf,
+    confined: Option<Confined>,
+    live: LiveGroups,
+    // Last, so processes are killed before the directory goes.
+    root: tempfile::TempDir,
+}
+
+impl LocalSandbox {
+    /// A confined sandbox with the default options (see [`LocalSandboxBuilder::build`]).
+    pub fn new() -> Result<Self, SandboxError> {
+        Self::builder().build()
+    }
+
+    /// A builder for other options (network, limits, unconfined).
+    pub fn builder() -> LocalSandboxBuilder {
+        LocalSandboxBuilder::default()
+    }
+
+    /// The working directory on the host (the same path inside the sandbox).
+    pub fn host_workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The directory seen as `/tmp` inside the sandbox.
+    pub fn host_tmp(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// The sandbox's own directory on the host (working directory and `/tmp` inside it).
+    pub fn host_root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// How commands are run.
+    pub fn confinement(&self) -> Confinement {
+        if self.confined.is_some() {
+            Confinement::Bubblewrap
+        } else {
+            Confinement::Unconfined
+        }
+    }
+
+    fn command(&self, argv: &[String], cwd: &Path, env: &[(String, String)]) -> Command {
+        let full = match &self.confined {
+            Some(c) => c.argv(cwd, argv),
+            None => argv.to_vec(),
+        };
+        let mut cmd = Command::new(full.first().map_or("true", String::as_str));
+        cmd.args(full.iter().skip(1))
+            .env_clear()
+            .env("PATH", SANDBOX_PATH)
+            .env("HOME", &self.workdir)
+            .env("LANG", "C.UTF-8")
+            .env("TMPDIR", "/tmp")
+            .envs(env.iter().map(|(k, v)| (k, v)));
+        if self.confined.is_none() {
+            cmd.current_dir(cwd);
+        }
+        cmd
+    }
+
+    fn cwd(&self, cwd: Option<&str>) -> PathBuf {
+        match cwd {
+            None => self.workdir.clone(),
+            Some(c) => self.workdir.join(c),
+        }
+    }
+
+    async fn exec_raw(&self, request: ExecRequest) -> Result<run::RawOutput, SandboxError> {
+        if request.has_nul_byte() {
+            return Err(SandboxError::NulByte);
+        }
+        if let Some(user) = request.user {
+            return Err(SandboxError::UserUnsupported {
+                name: "LocalSandbox".to_owned(),
+                user,
+            });
+        }
+        let cwd = self.cwd(request.cwd.as_deref());
+        let cmd = self.command(&request.argv, &cwd, &request.env);
+        let (child, guard) = spawn(cmd, request.stdin.is_some(), &self.live)?;
+        collect(
+            child,
+            guard,
+            request.stdin,
+            request.timeout,
+            request.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+        )
+        .await
+    }
+}
+
+impl Drop for LocalSandbox {
+    fn drop(&mut self) {
+        self.live.kill_all();
+    }
+}
+
+fn decode(bytes: Vec<u8>) -> Result<String, SandboxError> {
+    String::from_utf8(bytes).map_err(|e| SandboxError::UnicodeDecode {
+        reason: utf8_reason(&e.utf8_error()).to_owned(),
+    })
+}
+
+/// Maps `cat`'s and the shell's complaints about a file to the tool errors a model can act on.
+fn file_error(path: &str, stderr: &[u8]) -> SandboxError {
+    let text = String::from_utf8_lossy(stderr);
+    let (kind, message) = if text.contains("No such file or directory") {
+        (
+            ToolErrorKind::FileNotFound,
+            format!("File '{path}' was not found."),
+        )
+    } else if text.contains("Permission denied") || text.contains("Read-only file system") {
+        (
+            ToolErrorKind::Permission,
+            format!("Permission denied. Filename '{path}'."),
+        )
+    } else if text.contains("Is a directory") {
+        (
+            ToolErrorKind::IsADirectory,
+            format!("Is a directory. Filename '{path}'."),
+        )
+    } else {
+        (ToolErrorKind::Unknown, text.trim().to_owned())
+    };
+    SandboxError::File { kind, message }
+}
+
+impl Sandbox for LocalSandbox {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn workdir(&self) -> &str {
+        &self.workdir_str
+    }
+
+    fn exec(&self, request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
+        Box::pin(async move {
+            let raw = self.exec_raw(request).await?;
+            Ok(ExecOutput {
+                status: raw.status,
+                stdout: decode(raw.stdout)?,
+                stderr: decode(raw.stderr)?,
+            })
+        })
+    }
+
+    fn read_file<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
+        Box::pin(async move {
+            // Read inside the sandbox, so it sees exactly what its commands see.
+            let raw = self
+                .exec_raw(ExecRequest::new(["cat", "--", path]).max_output(100 * 1024 * 1024))
+                .await?;
+            if raw.status == Some(0) {
+                Ok(raw.stdout)
+            } else {
+                Err(file_error(path, &raw.stderr))
+            }
+        })
+    }
+
+    fn write_file<'a>(
+        &'a self,
+        path: &'a str,
+        contents: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), SandboxError>> {
+        Box::pin(async move {
+            let script = r#"mkdir -p -- "$(dirname -- "$1")" && cat > "$1""#;
+            let raw = self
+                .exec_raw(
+                    ExecRequest::new(["sh", "-c", script, "sh", path]).stdin(contents.to_vec()),
+                )
+                .await?;
+            if raw.status == Some(0) {
+                Ok(())
+            } else {
+                Err(file_error(path, &raw.stderr))
+            }
+        })
+    }
+
+    fn spawn_interactive(
+        &self,
+        request: SessionRequest,
+    ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>> {
+        Box::pin(async move {
+            if request.argv.iter().any(|a| a.contains('\0')) {
+                return Err(SandboxError::NulByte);
+            }
+            let argv = if request.terminal {
+                // `script` gives the process a pseudo-terminal: prompts, echo, and Ctrl+C.
+                vec![
+                    "script".to_owned(),
+                    "-qfec".to_owned(),
+                    shell_join(&request.argv),
+                    "/dev/null".to_owned(),
+                ]
+            } else {
+                request.argv.clone()
+            };
+            let mut env = request.env.clone();
+            env.push(("SHELL".to_owned(), "/bin/bash".to_owned()));
+            env.push(("TERM".to_owned(), "dumb".to_owned()));
+            let cmd = self.command(&argv, &self.workdir, &env);
+            let (mut child, guard) = spawn(cmd, true, &self.live)?;
+            // The terminal carries the shell's standard error; only `script`'s own is here.
+            drop(child.stderr.take());
+            let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(SandboxError::Unavailable(
+                    "The sandbox could not open the session's pipes.".to_owned(),
+                ));
+            };
+            Ok(InteractiveProcess {
+                input: Box::pin(input),
+                output: Box::pin(output),
+                guard: Box::new((guard, ChildHolder(std::sync::Mutex::new(child)))),
+            })
+        })
+    }
+}
+
+/// Keeps the child (and its `kill_on_drop`) alive as long as the session's guard.
+struct ChildHolder(#[allow(dead_code)] std::sync::Mutex<tokio::process::Child>);

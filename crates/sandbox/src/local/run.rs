@@ -1,0 +1,193 @@
+//! Spawning a command as its own process group, collecting its output under a timeout and an
+//! output limit, and killing the whole group when it is done, timed out or dropped.
+
+use std::collections::HashSet;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+use tokio::time::Instant;
+
+use crate::SandboxError;
+
+/// The process groups a sandbox has started and not yet reaped: killed when it is dropped.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LiveGroups(Arc<Mutex<HashSet<i32>>>);
+
+impl LiveGroups {
+    fn add(&self, pgid: i32) {
+        if let Ok(mut set) = self.0.lock() {
+            set.insert(pgid);
+        }
+    }
+
+    fn remove(&self, pgid: i32) {
+        if let Ok(mut set) = self.0.lock() {
+            set.remove(&pgid);
+        }
+    }
+
+    /// Kills every live group (the sandbox is going away).
+    pub(crate) fn kill_all(&self) {
+        let groups: Vec<i32> = match self.0.lock() {
+            Ok(mut set) => set.drain().collect(),
+            Err(_) => return,
+        };
+        for pgid in groups {
+            kill_group(pgid);
+        }
+    }
+}
+
+/// Sends SIGKILL to a process group; a group that is already gone is not an error.
+pub(crate) fn kill_group(pgid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Kills a process group when dropped (a finished, timed-out, over-limit or dropped call).
+#[derive(Debug)]
+pub(crate) struct GroupGuard {
+    pgid: Option<i32>,
+    live: LiveGroups,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            kill_group(pgid);
+            self.live.remove(pgid);
+        }
+    }
+}
+
+/// Spawns `command` as the leader of a new process group, registered in `live`.
+pub(crate) fn spawn(
+    mut command: Command,
+    stdin: bool,
+    live: &LiveGroups,
+) -> Result<(Child, GroupGuard), SandboxError> {
+    command
+        .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let child = command.spawn().map_err(|e| {
+        SandboxError::Unavailable(format!("The sandbox could not start a process: {e}"))
+    })?;
+    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    if let Some(pgid) = pgid {
+        live.add(pgid);
+    }
+    Ok((
+        child,
+        GroupGuard {
+            pgid,
+            live: live.clone(),
+        },
+    ))
+}
+
+/// What a command produced, undecoded.
+#[derive(Debug)]
+pub(crate) struct RawOutput {
+    pub status: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Feeds `input`, reads both streams until they close, and waits for the exit, killing the
+/// group on timeout or when more than `limit` bytes arrive.
+pub(crate) async fn collect(
+    mut child: Child,
+    guard: GroupGuard,
+    input: Option<Vec<u8>>,
+    timeout: Option<Duration>,
+    limit: usize,
+) -> Result<RawOutput, SandboxError> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    if let (Some(mut stdin), Some(data)) = (child.stdin.take(), input) {
+        // A separate task, so a command that does not read its input cannot block ours.
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&data).await;
+            let _ = stdin.shutdown().await;
+        });
+    }
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let mut buf_out = vec![0u8; 16 * 1024];
+    let mut buf_err = vec![0u8; 16 * 1024];
+    let sleep = sleep_until(deadline);
+    tokio::pin!(sleep);
+    while stdout.is_some() || stderr.is_some() {
+        tokio::select! {
+            n = read_some(&mut stdout, &mut buf_out) => {
+                if let Some(n) = n { out.extend_from_slice(&buf_out[..n]) } else { stdout = None }
+            }
+            n = read_some(&mut stderr, &mut buf_err) => {
+                if let Some(n) = n { err.extend_from_slice(&buf_err[..n]) } else { stderr = None }
+            }
+            () = &mut sleep => {
+                drop(guard);
+                let _ = child.kill().await;
+                return Err(SandboxError::Timeout { stdout: lossy(&out), stderr: lossy(&err) });
+            }
+        }
+        if out.len() + err.len() > limit {
+            drop(guard);
+            let _ = child.kill().await;
+            // Cut standard output first: standard error is usually the shorter and says why.
+            err.truncate(limit);
+            out.truncate(limit - err.len());
+            return Err(SandboxError::OutputLimit {
+                limit,
+                stdout: lossy(&out),
+                stderr: lossy(&err),
+            });
+        }
+    }
+    let status = tokio::select! {
+        s = child.wait() => s?,
+        () = &mut sleep => {
+            drop(guard);
+            let _ = child.kill().await;
+            return Err(SandboxError::Timeout { stdout: lossy(&out), stderr: lossy(&err) });
+        }
+    };
+    // Anything the command left behind in its group goes now.
+    drop(guard);
+    Ok(RawOutput {
+        status: status.code(),
+        stdout: out,
+        stderr: err,
+    })
+}
+
+/// Reads once; `None` at end of stream, on error, or when the stream is already closed
+/// (then it never resolves, so `select!` waits on the other branches).
+async fn read_some<R: AsyncRead + Unpin>(stream: &mut Option<R>, buf: &mut [u8]) -> Option<usize> {
+    match stream {
+        Some(s) => match s.read(buf).await {
+            Ok(0) | Err(_) => None,
+            Ok(n) => Some(n),
+        },
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

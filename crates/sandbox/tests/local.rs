@@ -1,0 +1,210 @@
+//! LocalSandbox against the real bubblewrap: results, timeouts, limits, decoding, files.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::time::{Duration, Instant};
+
+use actuator_sandbox::{
+    ExecRequest, LocalSandbox, LocalSandboxBuilder, Sandbox, SandboxError, testing,
+};
+use actuator_tool_core::ToolErrorKind;
+
+fn sandbox_with(builder: LocalSandboxBuilder) -> Option<LocalSandbox> {
+    testing::confined(builder).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn sandbox() -> Option<LocalSandbox> {
+    sandbox_with(LocalSandbox::builder())
+}
+
+fn bash(cmd: &str) -> ExecRequest {
+    ExecRequest::new(["bash", "--login", "-c", cmd])
+}
+
+#[tokio::test]
+async fn runs_a_command_in_the_workdir() {
+    let Some(sb) = sandbox() else { return };
+    let out = sb.exec(bash("echo hi; pwd")).await.unwrap();
+    assert_eq!(out.stdout, format!("hi\n{}\n", sb.workdir()));
+    assert_eq!(out.status, Some(0));
+    assert_eq!(sb.name(), "local");
+}
+
+#[tokio::test]
+async fn a_non_zero_exit_is_a_result_with_stderr() {
+    let Some(sb) = sandbox() else { return };
+    let out = sb
+        .exec(bash("echo out; echo err >&2; exit 3"))
+        .await
+        .unwrap();
+    assert_eq!(out.status, Some(3));
+    assert_eq!(out.stdout, "out\n");
+    assert_eq!(out.stderr, "err\n");
+    assert_eq!(out.combined(), "err\n\nout\n");
+}
+
+#[tokio::test]
+async fn stdin_env_and_cwd_reach_the_command() {
+    let Some(sb) = sandbox() else { return };
+    std::fs::create_dir(sb.host_workdir().join("sub")).unwrap();
+    let req = ExecRequest::new(["bash", "-c", "cat; echo \" $GREETING $(basename $PWD)\""])
+        .stdin("from stdin")
+        .env("GREETING", "hello")
+        .cwd("sub");
+    let out = sb.exec(req).await.unwrap();
+    assert_eq!(out.stdout, "from stdin hello sub\n");
+}
+
+#[tokio::test]
+async fn a_timeout_returns_the_partial_output() {
+    let Some(sb) = sandbox() else { return };
+    let start = Instant::now();
+    let err = sb
+        .exec(bash("echo partial; sleep 20").timeout(Duration::from_secs(3)))
+        .await
+        .unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(10));
+    match &err {
+        SandboxError::Timeout { stdout, .. } => assert_eq!(stdout, "partial\n"),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    let tool = err.into_tool_error();
+    assert_eq!(tool.kind(), ToolErrorKind::Timeout);
+    assert_eq!(tool.message(), "Command timed out before completing.");
+    assert_eq!(tool.output(), Some("partial\n"));
+}
+
+#[tokio::test]
+async fn output_over_the_limit_is_cut_and_reported() {
+    let Some(sb) = sandbox() else { return };
+    let err = sb
+        .exec(bash("yes | head -c 100000").max_output(1000))
+        .await
+        .unwrap_err();
+    let SandboxError::OutputLimit { limit, stdout, .. } = &err else {
+        panic!("expected an output limit, got {err:?}");
+    };
+    assert_eq!(*limit, 1000);
+    assert_eq!(stdout.len(), 1000);
+    let tool = err.into_tool_error();
+    assert_eq!(tool.kind(), ToolErrorKind::Limit);
+    assert_eq!(
+        tool.message(),
+        "The tool exceeded its output limit of 1000 bytes."
+    );
+    assert_eq!(tool.output().map(str::len), Some(1000));
+}
+
+#[tokio::test]
+async fn runaway_output_is_bounded_by_the_default_limit() {
+    let Some(sb) = sandbox() else { return };
+    let err = sb.exec(bash("yes")).await.unwrap_err();
+    assert!(matches!(err, SandboxError::OutputLimit { limit, .. } if limit == 10 * 1024 * 1024));
+    assert_eq!(
+        err.into_tool_error().message(),
+        "The tool exceeded its output limit of 10 MiB."
+    );
+}
+
+#[tokio::test]
+async fn non_utf8_output_is_a_unicode_decode_error() {
+    let Some(sb) = sandbox() else { return };
+    let err = sb.exec(bash(r"printf '\xff\xfe'")).await.unwrap_err();
+    let tool = err.into_tool_error();
+    assert_eq!(tool.kind(), ToolErrorKind::UnicodeDecode);
+    assert_eq!(
+        tool.message(),
+        "Error decoding bytes to utf-8: invalid start byte"
+    );
+}
+
+#[tokio::test]
+async fn files_round_trip_and_missing_files_are_file_not_found() {
+    let Some(sb) = sandbox() else { return };
+    sb.write_file("dir/a.txt", b"contents\n").await.unwrap();
+    assert_eq!(sb.read_file("dir/a.txt").await.unwrap(), b"contents\n");
+    let out = sb.exec(bash("cat dir/a.txt")).await.unwrap();
+    assert_eq!(out.stdout, "contents\n");
+    let err = sb
+        .read_file("nope.txt")
+        .await
+        .unwrap_err()
+        .into_tool_error();
+    assert_eq!(err.kind(), ToolErrorKind::FileNotFound);
+    assert_eq!(err.message(), "File 'nope.txt' was not found.");
+    let err = sb.write_file("/usr/evil", b"x").await.unwrap_err();
+    assert_eq!(err.into_tool_error().kind(), ToolErrorKind::Permission);
+}
+
+#[tokio::test]
+async fn a_nul_byte_in_an_argument_is_refused() {
+    let Some(sb) = sandbox() else { return };
+    let err = sb.exec(bash("echo a\0b")).await.unwrap_err();
+    assert!(matches!(err, SandboxError::NulByte));
+}
+
+#[tokio::test]
+async fn another_user_is_refused_with_the_reference_text() {
+    let Some(sb) = sandbox() else { return };
+    let err = sb
+        .exec(bash("id").user(Some("alice".into())))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "LocalSandbox cannot execute as \"alice\"; only the current effective user is supported."
+    );
+}
+
+#[tokio::test]
+async fn a_missing_bwrap_says_how_to_install_it_or_opt_out() {
+    let err = LocalSandbox::builder()
+        .bwrap("/nonexistent/bwrap")
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, SandboxError::BubblewrapMissing));
+    let text = err.to_string();
+    assert!(text.contains("apt-get install bubblewrap"), "{text}");
+    assert!(
+        text.contains("LocalSandbox::builder().unconfined()"),
+        "{text}"
+    );
+    assert_eq!(
+        err.into_tool_error().kind(),
+        ToolErrorKind::SandboxUnavailable
+    );
+}
+
+#[tokio::test]
+async fn a_bwrap_that_refuses_to_start_is_reported() {
+    let err = LocalSandbox::builder()
+        .bwrap("/bin/false")
+        .build()
+        .unwrap_err();
+    let SandboxError::BubblewrapRefused { stderr } = &err else {
+        panic!("expected a refusal, got {err:?}");
+    };
+    assert!(stderr.contains("exit"), "{stderr}");
+    assert!(err.to_string().contains("unconfined()"));
+}
+
+#[tokio::test]
+async fn unconfined_mode_is_explicit_and_runs_plain_subprocesses() {
+    use actuator_sandbox::Confinement;
+    let sb = LocalSandbox::builder().unconfined().build().unwrap();
+    assert_eq!(sb.confinement(), Confinement::Unconfined);
+    let out = sb.exec(bash("echo hi; pwd")).await.unwrap();
+    assert_eq!(out.stdout, format!("hi\n{}\n", sb.workdir()));
+    let Some(confined) = sandbox() else { return };
+    assert_eq!(confined.confinement(), Confinement::Bubblewrap);
+}
+
+#[tokio::test]
+async fn dropping_the_sandbox_deletes_its_directory() {
+    let Some(sb) = sandbox() else { return };
+    sb.write_file("f", b"x").await.unwrap();
+    let root = sb.host_root().to_path_buf();
+    assert!(root.join("work/f").exists());
+    drop(sb);
+    assert!(!root.exists());
+}

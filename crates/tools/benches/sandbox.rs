@@ -1,0 +1,160 @@
+//! W7: one `bash("echo hi")` call end to end (executor, sandbox spawn, output) in a confined
+//! `LocalSandbox`, and 100 parallel `bash` calls in one turn (wall time and peak processes).
+//!
+//! Plain timed loops on a current-thread runtime (one thread, like Inspect's event loop),
+//! printing `RESULT {json}` lines like the Python reference (`bench/python-reference/w7_sandbox.py`);
+//! `--quick` runs a fifth of the samples. `--unconfined` measures the unconfined mode too.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use actuator_exec::{ExecuteOptions, execute_tools};
+use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
+use actuator_sandbox::{LocalSandbox, LocalSandboxBuilder, SandboxHandle};
+use actuator_tools::{BashOptions, bash};
+use serde_json::json;
+
+fn batch(n: usize) -> Vec<ChatMessage> {
+    let calls = (0..n)
+        .map(|i| ToolCall::new(format!("call_{i}"), "bash", json!({"command": "echo hi"})))
+        .collect();
+    let mut assistant = ChatMessageAssistant::new("");
+    assistant.tool_calls = Some(calls);
+    vec![ChatMessage::user("go"), ChatMessage::Assistant(assistant)]
+}
+
+fn emit(case: &str, samples: &[f64], unit: &str) {
+    let scale = if unit == "ms" { 1e3 } else { 1.0 };
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let r = ((q / 100.0 * sorted.len() as f64) + 0.4999999).round() as usize;
+        sorted[r.clamp(1, sorted.len()) - 1]
+    };
+    let row = json!({
+        "workload": "W7", "case": case, "median": rank(50.0) * scale,
+        "p90": rank(90.0) * scale, "min": sorted[0] * scale, "runs": sorted.len(), "unit": unit,
+    });
+    println!("RESULT {row}");
+}
+
+/// The number of this process's descendants, from `/proc`.
+fn descendants(me: u32) -> usize {
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: comm may hold spaces, so split after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
+            parent.insert(pid, ppid);
+        }
+    }
+    parent
+        .keys()
+        .filter(|&&pid| {
+            let mut p = pid;
+            for _ in 0..64 {
+                match parent.get(&p) {
+                    Some(&pp) if pp == me => return true,
+                    Some(&pp) if pp > 1 => p = pp,
+                    _ => return false,
+                }
+            }
+            false
+        })
+        .count()
+}
+
+fn run(label: &str, builder: LocalSandboxBuilder, quick: bool) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let sandbox = builder
+        .build()
+        .unwrap_or_else(|e| panic!("W7 needs a sandbox: {e}"));
+    let handle = SandboxHandle::new(sandbox);
+    let mut options = ExecuteOptions::default();
+    options.extensions.insert(handle);
+    let tools = [bash(BashOptions::new()).unwrap()];
+    let runs = |n: usize| if quick { (n / 5).max(3) } else { n };
+
+    let one = batch(1);
+    let check = rt.block_on(execute_tools(&one, &tools, &options)).unwrap();
+    assert_eq!(check.messages[0].text(), "hi\n");
+    let walls: Vec<f64> = (0..runs(100))
+        .map(|_| {
+            let start = Instant::now();
+            rt.block_on(execute_tools(&one, &tools, &options)).unwrap();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    emit(
+        &format!("bash('echo hi') end to end, {label}"),
+        &walls,
+        "ms",
+    );
+
+    let hundred = batch(100);
+    let check = rt
+        .block_on(execute_tools(&hundred, &tools, &options))
+        .unwrap();
+    assert!(check.messages.iter().all(|m| m.text() == "hi\n"));
+    let mut walls = Vec::new();
+    let mut peaks = Vec::new();
+    for _ in 0..runs(10) {
+        let done = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let sampler = {
+            let (done, peak) = (done.clone(), peak.clone());
+            std::thread::spawn(move || {
+                let me = std::process::id();
+                while !done.load(Ordering::Relaxed) {
+                    peak.fetch_max(descendants(me), Ordering::Relaxed);
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            })
+        };
+        let start = Instant::now();
+        rt.block_on(execute_tools(&hundred, &tools, &options))
+            .unwrap();
+        walls.push(start.elapsed().as_secs_f64());
+        done.store(true, Ordering::Relaxed);
+        sampler.join().unwrap();
+        peaks.push(peak.load(Ordering::Relaxed) as f64);
+    }
+    emit(
+        &format!("100 parallel bash calls: wall, {label}"),
+        &walls,
+        "ms",
+    );
+    emit(
+        &format!("100 parallel bash calls: peak processes, {label}"),
+        &peaks,
+        "count",
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    run("LocalSandbox (bubblewrap)", LocalSandbox::builder(), quick);
+    if args.iter().any(|a| a == "--unconfined") {
+        run(
+            "LocalSandbox unconfined",
+            LocalSandbox::builder().unconfined(),
+            quick,
+        );
+    }
+}
