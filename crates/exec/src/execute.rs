@@ -183,6 +183,19 @@ pub async fn execute_tools(
             continue;
         }
         let cap = options.max_concurrency.unwrap_or(usize::MAX).max(1);
+        if crate::spread::spreads(stage.len()) {
+            if let Err((i, stop)) =
+                crate::spread::run_stage(&runner, calls, stage.clone(), cap, &mut done).await
+            {
+                for j in stage.clone() {
+                    if j != i && done[j].is_none() {
+                        done[j] = Some(runner.cancelled(&calls[j]));
+                    }
+                }
+                return Err(runner.stopped(stop, &calls[i], done));
+            }
+            continue;
+        }
         let start = |i: usize| runner.run_call(&calls[i]).map(move |r| (i, r));
         let mut pending = FuturesUnordered::new();
         let mut next = stage.start;
@@ -223,7 +236,7 @@ pub async fn execute_tools(
 }
 
 /// A finished call.
-struct CallDone {
+pub(crate) struct CallDone {
     message: ChatMessage,
     extra: Vec<ChatMessage>,
     output: Option<ModelOutput>,
@@ -231,18 +244,18 @@ struct CallDone {
 }
 
 /// Why a call stopped the run.
-enum Stop {
+pub(crate) enum Stop {
     Fatal(FatalToolError),
     Limit(Box<LimitExceeded>),
     Terminated,
     BadModify { modified: String },
 }
 
-struct Runner<'a> {
-    messages: &'a [ChatMessage],
-    assistant: &'a ChatMessageAssistant,
-    tools: &'a [ToolDef],
-    options: &'a ExecuteOptions,
+pub(crate) struct Runner<'a> {
+    pub(crate) messages: &'a [ChatMessage],
+    pub(crate) assistant: &'a ChatMessageAssistant,
+    pub(crate) tools: &'a [ToolDef],
+    pub(crate) options: &'a ExecuteOptions,
 }
 
 /// What happened to one call before it produced a result.
@@ -323,7 +336,7 @@ impl Runner<'_> {
         }
     }
 
-    async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
+    pub(crate) async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
         let span = tracing::info_span!("tool_call", tool = %call.function, call_id = %call.id);
         async move {
             let started = SystemTime::now();
