@@ -183,10 +183,10 @@ pub async fn execute_tools(
             continue;
         }
         let cap = options.max_concurrency.unwrap_or(usize::MAX).max(1);
-        if crate::spread::spreads(stage.len()) {
-            if let Err((i, stop)) =
-                crate::spread::run_stage(&runner, calls, stage.clone(), cap, &mut done).await
-            {
+        if let Some(workers) = crate::spread::spreads(stage.len()) {
+            let spread =
+                crate::spread::run_stage(&runner, calls, stage.clone(), workers, cap, &mut done);
+            if let Err((i, stop)) = spread.await {
                 for j in stage.clone() {
                     if j != i && done[j].is_none() {
                         done[j] = Some(runner.cancelled(&calls[j]));

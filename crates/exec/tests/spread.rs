@@ -89,7 +89,7 @@ async fn a_fatal_call_in_a_large_stage_cancels_its_siblings() {
     let t = tool("t", true, |mut a, _c| async move {
         let n: u64 = a.required("n")?;
         if n == 7 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
             return Err(FatalToolError::msg("disk full").into());
         }
         if n.is_multiple_of(2) {
@@ -110,14 +110,18 @@ async fn a_fatal_call_in_a_large_stage_cancels_its_siblings() {
         panic!("{err:?}")
     };
     assert_eq!(cause.to_string(), "disk full");
-    // Every sibling has its result in declared order: the even ones finished, the odd ones
-    // (hanging) were cancelled.
+    // Every sibling has its result in declared order: the even ones finished (or were
+    // cancelled before they ran), the odd ones (hanging) were cancelled.
     assert_eq!(messages.len(), LARGE - 1);
     for (k, m) in messages.iter().enumerate() {
         let n = if k < 7 { k } else { k + 1 };
         let (text, _, error) = result(m);
         if n.is_multiple_of(2) {
-            assert_eq!(text, n.to_string());
+            // Finished at once, unless its chunk had not been polled yet when 7 failed.
+            assert!(
+                text == n.to_string() || error.as_deref() == Some(CANCELLED_BY_SIBLING),
+                "call {n}"
+            );
         } else {
             assert_eq!(error.as_deref(), Some(CANCELLED_BY_SIBLING), "call {n}");
         }
