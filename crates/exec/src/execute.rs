@@ -352,10 +352,25 @@ impl Runner<'_> {
                 .elapsed()
                 .saturating_sub(attempt.approval_wait)
                 .as_secs_f64();
+            // Without a sink the event is never seen: skip its copies (empty strings and maps
+            // do not allocate).
+            let recording = self.options.events.is_some();
             let mut event = ToolEvent {
-                id: call.id.clone(),
-                function: call.function.clone(),
-                arguments: call.arguments.clone(),
+                id: if recording {
+                    call.id.clone()
+                } else {
+                    String::new()
+                },
+                function: if recording {
+                    call.function.clone()
+                } else {
+                    String::new()
+                },
+                arguments: if recording {
+                    call.arguments.clone()
+                } else {
+                    Default::default()
+                },
                 result: MessageContent::default(),
                 error: None,
                 truncated: None,
@@ -368,7 +383,9 @@ impl Runner<'_> {
             match outcome {
                 Ok(Landed::Output { output, limit }) => {
                     let (content, truncated) = self.finish_output(&call.function, output, limit);
-                    event.result = content.clone();
+                    if recording {
+                        event.result = content.clone();
+                    }
                     event.truncated = truncated;
                     self.emit(event);
                     Ok(CallDone {
@@ -385,7 +402,9 @@ impl Runner<'_> {
                 }
                 Ok(Landed::Conversation(out)) => {
                     let out = *out;
-                    event.result = out.content.clone();
+                    if recording {
+                        event.result = out.content.clone();
+                    }
                     self.emit(event);
                     Ok(CallDone {
                         message: ChatMessage::tool(
@@ -414,8 +433,10 @@ impl Runner<'_> {
                     };
                     let error = ToolCallError::from(&err);
                     tracing::debug!(kind = %err.kind(), message = err.message(), "tool error");
-                    event.result = content.clone();
-                    event.error = Some(error.clone());
+                    if recording {
+                        event.result = content.clone();
+                        event.error = Some(error.clone());
+                    }
                     self.emit(event);
                     Ok(CallDone {
                         message: ChatMessage::tool(
