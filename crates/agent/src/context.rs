@@ -7,7 +7,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use actuator_events::{Event, EventSink, ModelEvent, SpanBeginEvent, SpanEndEvent, unix_seconds};
+use actuator_events::{
+    Event, EventSink, ModelEvent, SharedMessages, SpanBeginEvent, SpanEndEvent, unix_seconds,
+};
 use actuator_exec::{ExecuteOptions, ExecuteToolsResult};
 use actuator_model::{
     ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, ModelUsage, new_id,
@@ -417,6 +419,40 @@ impl RunContext {
         tool_choice: &ToolChoice,
         config: &GenerateConfig,
     ) -> Result<ModelOutput, AgentError> {
+        self.generate_recorded(model, input, None, tools, tool_choice, config)
+            .await
+    }
+
+    /// [`RunContext::generate`] for a conversation that grows between generations, as an
+    /// agent's loop does: `recorded` is what this conversation's earlier [`ModelEvent`]s
+    /// recorded, and this generation's event shares it, copying only the messages added since
+    /// ([`SharedMessages::continued_by`]). Recording a turn then costs O(1) in the length of
+    /// the conversation instead of a copy of it. `input` must grow by appending: when it does
+    /// not continue `recorded`, the whole input is copied; a message edited in place (same
+    /// id) would not be seen, so give such a conversation a fresh `SharedMessages`. Without
+    /// an event sink nothing is recorded and `recorded` is left as it is.
+    pub async fn generate_shared(
+        &self,
+        model: &dyn Model,
+        input: &[ChatMessage],
+        recorded: &mut SharedMessages,
+        tools: &[Arc<ToolInfo>],
+        tool_choice: &ToolChoice,
+        config: &GenerateConfig,
+    ) -> Result<ModelOutput, AgentError> {
+        self.generate_recorded(model, input, Some(recorded), tools, tool_choice, config)
+            .await
+    }
+
+    async fn generate_recorded(
+        &self,
+        model: &dyn Model,
+        input: &[ChatMessage],
+        recorded: Option<&mut SharedMessages>,
+        tools: &[Arc<ToolInfo>],
+        tool_choice: &ToolChoice,
+        config: &GenerateConfig,
+    ) -> Result<ModelOutput, AgentError> {
         self.check_violation().map_err(AgentError::new)?;
         let span = tracing::info_span!("model", model = %model.name());
         async {
@@ -444,8 +480,14 @@ impl RunContext {
             if let Some(sink) = self.events() {
                 sink.emit(Event::Model(Box::new(ModelEvent {
                     model: model.name().to_owned(),
-                    input: input.to_vec(),
-                    tools: offered.iter().map(|t| (**t).clone()).collect(),
+                    input: match recorded {
+                        Some(r) => {
+                            *r = r.continued_by(input);
+                            r.clone()
+                        }
+                        None => SharedMessages::from(input),
+                    },
+                    tools: offered.to_vec(),
                     tool_choice: choice.into_owned(),
                     config: config.clone(),
                     output: result.as_ref().ok().cloned(),

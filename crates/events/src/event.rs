@@ -4,7 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use actuator_model::{ChatMessage, GenerateConfig, MessageContent, ModelOutput, ToolCallError};
+use crate::SharedMessages;
+use actuator_model::{GenerateConfig, MessageContent, ModelOutput, ToolCallError};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -80,10 +81,11 @@ pub struct ToolEvent {
 pub struct ModelEvent {
     /// The model's name.
     pub model: String,
-    /// The messages the model was shown (after compaction).
-    pub input: Vec<ChatMessage>,
-    /// The tools offered.
-    pub tools: Vec<ToolInfo>,
+    /// The messages the model was shown (after compaction), sharing the messages of the
+    /// conversation's earlier events (serialized as a plain list).
+    pub input: SharedMessages,
+    /// The tools offered, shared with the agent that offered them (serialized as the infos).
+    pub tools: Vec<Arc<ToolInfo>>,
     /// The tool choice.
     pub tool_choice: ToolChoice,
     /// The generation settings.

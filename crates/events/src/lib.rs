@@ -6,6 +6,8 @@
 //! - [`Event`] and its kinds ([`ToolEvent`], [`ModelEvent`], [`SpanBeginEvent`],
 //!   [`SpanEndEvent`], [`InfoEvent`], [`CompactionEvent`], [`LimitEvent`]), delivered to an
 //!   [`EventSink`] ([`EventLog`] keeps them in memory);
+//! - [`SharedMessages`], a model event's input: the messages of one conversation shared between
+//!   its events, so that recording a generation costs what was added since the last one;
 //! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
 //!   the executor recognises when a tool that runs an agent hits an outer limit;
 //! - [`Score`], what a scorer says about an answer (react's attempts, evaluations).
@@ -15,6 +17,9 @@ pub use event::{
     ApprovalDecision, ApprovalEvent, CompactionEvent, Event, EventLog, EventSink, InfoEvent,
     LimitEvent, ModelEvent, SpanBeginEvent, SpanEndEvent, ToolEvent, unix_seconds,
 };
+
+mod messages;
+pub use messages::SharedMessages;
 
 mod limit;
 pub use limit::{LimitExceeded, LimitKind, ScopeId};

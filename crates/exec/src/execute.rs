@@ -183,6 +183,19 @@ pub async fn execute_tools(
             continue;
         }
         let cap = options.max_concurrency.unwrap_or(usize::MAX).max(1);
+        if let Some(workers) = crate::spread::spreads(stage.len()) {
+            let spread =
+                crate::spread::run_stage(&runner, calls, stage.clone(), workers, cap, &mut done);
+            if let Err((i, stop)) = spread.await {
+                for j in stage.clone() {
+                    if j != i && done[j].is_none() {
+                        done[j] = Some(runner.cancelled(&calls[j]));
+                    }
+                }
+                return Err(runner.stopped(stop, &calls[i], done));
+            }
+            continue;
+        }
         let start = |i: usize| runner.run_call(&calls[i]).map(move |r| (i, r));
         let mut pending = FuturesUnordered::new();
         let mut next = stage.start;
@@ -223,7 +236,7 @@ pub async fn execute_tools(
 }
 
 /// A finished call.
-struct CallDone {
+pub(crate) struct CallDone {
     message: ChatMessage,
     extra: Vec<ChatMessage>,
     output: Option<ModelOutput>,
@@ -231,18 +244,18 @@ struct CallDone {
 }
 
 /// Why a call stopped the run.
-enum Stop {
+pub(crate) enum Stop {
     Fatal(FatalToolError),
     Limit(Box<LimitExceeded>),
     Terminated,
     BadModify { modified: String },
 }
 
-struct Runner<'a> {
-    messages: &'a [ChatMessage],
-    assistant: &'a ChatMessageAssistant,
-    tools: &'a [ToolDef],
-    options: &'a ExecuteOptions,
+pub(crate) struct Runner<'a> {
+    pub(crate) messages: &'a [ChatMessage],
+    pub(crate) assistant: &'a ChatMessageAssistant,
+    pub(crate) tools: &'a [ToolDef],
+    pub(crate) options: &'a ExecuteOptions,
 }
 
 /// What happened to one call before it produced a result.
@@ -323,7 +336,7 @@ impl Runner<'_> {
         }
     }
 
-    async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
+    pub(crate) async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
         let span = tracing::info_span!("tool_call", tool = %call.function, call_id = %call.id);
         async move {
             let started = SystemTime::now();
@@ -339,10 +352,25 @@ impl Runner<'_> {
                 .elapsed()
                 .saturating_sub(attempt.approval_wait)
                 .as_secs_f64();
+            // Without a sink the event is never seen: skip its copies (empty strings and maps
+            // do not allocate).
+            let recording = self.options.events.is_some();
             let mut event = ToolEvent {
-                id: call.id.clone(),
-                function: call.function.clone(),
-                arguments: call.arguments.clone(),
+                id: if recording {
+                    call.id.clone()
+                } else {
+                    String::new()
+                },
+                function: if recording {
+                    call.function.clone()
+                } else {
+                    String::new()
+                },
+                arguments: if recording {
+                    call.arguments.clone()
+                } else {
+                    Default::default()
+                },
                 result: MessageContent::default(),
                 error: None,
                 truncated: None,
@@ -355,7 +383,9 @@ impl Runner<'_> {
             match outcome {
                 Ok(Landed::Output { output, limit }) => {
                     let (content, truncated) = self.finish_output(&call.function, output, limit);
-                    event.result = content.clone();
+                    if recording {
+                        event.result = content.clone();
+                    }
                     event.truncated = truncated;
                     self.emit(event);
                     Ok(CallDone {
@@ -372,7 +402,9 @@ impl Runner<'_> {
                 }
                 Ok(Landed::Conversation(out)) => {
                     let out = *out;
-                    event.result = out.content.clone();
+                    if recording {
+                        event.result = out.content.clone();
+                    }
                     self.emit(event);
                     Ok(CallDone {
                         message: ChatMessage::tool(
@@ -401,8 +433,10 @@ impl Runner<'_> {
                     };
                     let error = ToolCallError::from(&err);
                     tracing::debug!(kind = %err.kind(), message = err.message(), "tool error");
-                    event.result = content.clone();
-                    event.error = Some(error.clone());
+                    if recording {
+                        event.result = content.clone();
+                        event.error = Some(error.clone());
+                    }
                     self.emit(event);
                     Ok(CallDone {
                         message: ChatMessage::tool(

@@ -28,6 +28,7 @@ mod error;
 pub use error::ExecError;
 
 mod execute;
+mod spread;
 pub use execute::{
     CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, check_tool_names, execute_tools,
     plan_stages,

@@ -112,9 +112,10 @@ pub struct ChatMessageSystem {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
-    /// Anything else worth keeping with the message (for example, a compaction summary marker).
+    /// Anything else worth keeping with the message (for example, a compaction summary marker);
+    /// boxed, as it is rare and a message is kept per turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Map<String, Value>>,
+    pub metadata: Option<Box<Map<String, Value>>>,
 }
 
 /// A user message.
@@ -128,9 +129,10 @@ pub struct ChatMessageUser {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
-    /// Anything else worth keeping with the message (for example, a compaction summary marker).
+    /// Anything else worth keeping with the message (for example, a compaction summary marker);
+    /// boxed, as it is rare and a message is kept per turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Map<String, Value>>,
+    pub metadata: Option<Box<Map<String, Value>>>,
 }
 
 /// An assistant (model) message, with the tool calls it makes.
@@ -144,9 +146,10 @@ pub struct ChatMessageAssistant {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
-    /// Anything else worth keeping with the message.
+    /// Anything else worth keeping with the message; boxed, as it is rare and a message is
+    /// kept per turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Map<String, Value>>,
+    pub metadata: Option<Box<Map<String, Value>>>,
     /// The tool calls the model made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ToolCall>>,
@@ -185,9 +188,10 @@ pub struct ChatMessageTool {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<MessageSource>,
-    /// Anything else worth keeping with the message.
+    /// Anything else worth keeping with the message; boxed, as it is rare and a message is
+    /// kept per turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Map<String, Value>>,
+    pub metadata: Option<Box<Map<String, Value>>>,
     /// The id of the call this answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
@@ -322,10 +326,10 @@ impl ChatMessage {
     /// The metadata.
     pub fn metadata(&self) -> Option<&Map<String, Value>> {
         match self {
-            ChatMessage::System(m) => m.metadata.as_ref(),
-            ChatMessage::User(m) => m.metadata.as_ref(),
-            ChatMessage::Assistant(m) => m.metadata.as_ref(),
-            ChatMessage::Tool(m) => m.metadata.as_ref(),
+            ChatMessage::System(m) => m.metadata.as_deref(),
+            ChatMessage::User(m) => m.metadata.as_deref(),
+            ChatMessage::Assistant(m) => m.metadata.as_deref(),
+            ChatMessage::Tool(m) => m.metadata.as_deref(),
         }
     }
 
@@ -337,7 +341,7 @@ impl ChatMessage {
             ChatMessage::Assistant(m) => &mut m.metadata,
             ChatMessage::Tool(m) => &mut m.metadata,
         };
-        slot.get_or_insert_with(Map::new)
+        slot.get_or_insert_with(Box::default)
     }
 
     /// Sets a new unique id (for a modified copy of a message).

@@ -30,9 +30,9 @@ pub struct ToolCall {
     /// Why the raw arguments could not be parsed, when they could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<String>,
-    /// A custom view of the call for people.
+    /// A custom view of the call for people; boxed, as it is rare and every call keeps it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub view: Option<ToolCallContent>,
+    pub view: Option<Box<ToolCallContent>>,
     /// The kind of call.
     #[serde(rename = "type", default)]
     pub kind: ToolCallKind,

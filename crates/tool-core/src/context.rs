@@ -6,15 +6,20 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A map from type to one value of that type, shared cheaply (values are `Arc`ed).
+///
+/// Cloning is O(1): the executor copies a run's extensions into every call's context, so the
+/// map itself is shared and copied only when a clone is changed.
 #[derive(Clone, Default)]
 pub struct Extensions {
-    map: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    map: Option<Arc<Map>>,
 }
+
+type Map = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
 impl std::fmt::Debug for Extensions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Extensions")
-            .field("len", &self.map.len())
+            .field("len", &self.map.as_ref().map_or(0, |m| m.len()))
             .finish()
     }
 }
@@ -27,17 +32,23 @@ impl Extensions {
 
     /// Stores `value`, replacing any earlier value of the same type.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.map.insert(TypeId::of::<T>(), Arc::new(value));
+        self.map_mut().insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The map, made unique to this value first (copied when shared).
+    fn map_mut(&mut self) -> &mut Map {
+        Arc::make_mut(self.map.get_or_insert_with(Default::default))
     }
 
     /// The stored value of type `T`.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.map.get(&TypeId::of::<T>())?.downcast_ref()
+        self.map.as_ref()?.get(&TypeId::of::<T>())?.downcast_ref()
     }
 
     /// Removes and returns the stored value of type `T` when this map holds the only reference.
     pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<Arc<T>> {
-        self.map
+        self.map.as_ref()?.get(&TypeId::of::<T>())?;
+        self.map_mut()
             .remove(&TypeId::of::<T>())
             .and_then(|v| v.downcast::<T>().ok())
     }
@@ -45,14 +56,22 @@ impl Extensions {
     /// Copies every value of `other` into this map (values of a type both hold are replaced
     /// by `other`'s). Values are shared, not cloned.
     pub fn extend(&mut self, other: &Extensions) {
-        for (k, v) in &other.map {
-            self.map.insert(*k, Arc::clone(v));
+        let Some(theirs) = &other.map else {
+            return;
+        };
+        if self.map.is_none() {
+            self.map = Some(Arc::clone(theirs));
+            return;
+        }
+        let mine = self.map_mut();
+        for (k, v) in theirs.iter() {
+            mine.insert(*k, Arc::clone(v));
         }
     }
 
     /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.as_ref().is_none_or(|m| m.is_empty())
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use actuator_events::{Event, InfoEvent};
+use actuator_events::{Event, InfoEvent, SharedMessages};
 use actuator_exec::{ApprovalPolicy, ExecuteOptions};
 use actuator_model::{BoxFuture, ChatMessage, GenerateConfig, StopReason};
 use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
@@ -99,6 +99,7 @@ impl ReactAgent {
         state: &mut AgentState,
         cx: &RunContext,
         compactor: Option<&mut Compactor>,
+        recorded: &mut SharedMessages,
     ) -> Result<(), AgentError> {
         cx.check_messages(state.messages.len(), true)
             .map_err(|e| fail(e, state))?;
@@ -132,10 +133,26 @@ impl ReactAgent {
         let mut refusals = 0;
         let output = loop {
             // Every generation, retries included, is recorded and counted by the context.
-            let output = cx
-                .generate(model, input, &self.infos, &ToolChoice::Auto, &self.config)
-                .await
-                .map_err(|e| e.or_state(state))?;
+            // The uncompacted history only grows, so its events share what earlier turns
+            // recorded; a compacted view is rebuilt every turn and is recorded whole.
+            let generated = match &compacted {
+                None => {
+                    cx.generate_shared(
+                        model,
+                        input,
+                        recorded,
+                        &self.infos,
+                        &ToolChoice::Auto,
+                        &self.config,
+                    )
+                    .await
+                }
+                Some(_) => {
+                    cx.generate(model, input, &self.infos, &ToolChoice::Auto, &self.config)
+                        .await
+                }
+            };
+            let output = generated.map_err(|e| e.or_state(state))?;
             let refused = output.stop_reason() == Some(StopReason::ContentFilter);
             if refused && self.retry_refusals.is_some_and(|n| refusals < n) {
                 refusals += 1;
@@ -315,15 +332,21 @@ impl ReactAgent {
         let mut attempt_count = 0u32;
         let mut consecutive_refusals = 0u32;
         let mut overflow_compacted = false;
+        // What this conversation's model events recorded; started afresh whenever messages
+        // are replaced or edited rather than appended (overflow recovery, a submission, a new
+        // state from on_continue).
+        let mut recorded = SharedMessages::new();
         loop {
             // 1. Generate the next turn.
             cx.check_time().map_err(|e| fail(e, &state))?;
-            self.generate(&mut state, &cx, compactor.as_mut()).await?;
+            self.generate(&mut state, &cx, compactor.as_mut(), &mut recorded)
+                .await?;
             let output = state.output();
             let stop = output.stop_reason();
 
             // 2. A context overflow: recover (forced compaction, then the filter) or stop.
             if stop == Some(StopReason::ModelLength) {
+                recorded = SharedMessages::new();
                 match self
                     .handle_overflow(&mut state, &cx, compactor.as_mut(), !overflow_compacted)
                     .await
@@ -350,9 +373,13 @@ impl ReactAgent {
             // 3. Land the calls; an accepted submission ends the loop.
             let called_tools = output.message().is_some_and(|m| !m.calls().is_empty());
             if called_tools {
+                let attempts_before = attempt_count;
                 let landed = self
                     .land_calls(&mut state, &cx, &exec_options, &mut attempt_count)
                     .await?;
+                if attempt_count != attempts_before {
+                    recorded = SharedMessages::new(); // the submission edited the history
+                }
                 if matches!(landed, Landed::Done) {
                     break;
                 }
@@ -368,6 +395,7 @@ impl ReactAgent {
                 ContinueDecision::State(new_state) => {
                     state = new_state;
                     state.attach(&cx);
+                    recorded = SharedMessages::new();
                 }
                 ContinueDecision::Continue | ContinueDecision::Message(_) => {}
             }
