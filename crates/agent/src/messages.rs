@@ -84,8 +84,8 @@ impl MessageList {
         }
     }
 
-    /// Inserts a message at `index` (panics like `Vec::insert` when `index > len`; clamped
-    /// here instead), unless it would exceed the run's message limit.
+    /// Inserts a message at `index` (an index past the end appends, where `Vec::insert` would
+    /// panic), unless it would exceed the run's message limit.
     pub fn insert(&mut self, index: usize, message: ChatMessage) {
         if self.admits(1) {
             let index = index.min(self.items.len());
