@@ -204,23 +204,7 @@ impl Rewrite for Strict<'_> {
                 "patternProperties" => {
                     self.block(&at, "this object accepts properties by pattern");
                 }
-                "items" => match val {
-                    Value::Array(_) if !m.contains_key("prefixItems") => {
-                        let items = walk::rewrite_tuple(self, val, None, place, key);
-                        out.insert(key.clone(), items);
-                    }
-                    Value::Object(_) | Value::Bool(_) if !m.contains_key("prefixItems") => {
-                        let items = walk::rewrite(self, val, &place.sub(key));
-                        out.insert(key.clone(), items);
-                    }
-                    // Handled with `prefixItems`.
-                    Value::Object(_) | Value::Bool(_) | Value::Array(_) => {}
-                    _ => self.invalid(&at, "\"items\" must be a schema; dropped"),
-                },
-                "prefixItems" => {
-                    let items = walk::rewrite_tuple(self, val, m.get("items"), place, key);
-                    out.insert("items".into(), items);
-                }
+                "items" | "prefixItems" => walk::rewrite_items(self, m, key, place, &mut out),
                 "anyOf" | "oneOf" => {
                     if key == "oneOf" && m.contains_key("anyOf") && val.is_array() {
                         self.report.push(

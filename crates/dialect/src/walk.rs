@@ -290,6 +290,38 @@ pub(crate) fn rewrite_indexed<R: Rewrite>(
     )
 }
 
+/// The `items` or `prefixItems` keyword (`key`) of the schema `m` at `at`, written into `out`
+/// as a dialect without tuples has it: one `items` schema (a tuple becomes a union of its
+/// elements, see [`rewrite_tuple`]; `items` beside `prefixItems` is folded into that union).
+pub(crate) fn rewrite_items<R: Rewrite>(
+    r: &mut R,
+    m: &Map<String, Value>,
+    key: &str,
+    at: &At,
+    out: &mut Map<String, Value>,
+) {
+    let Some(val) = m.get(key) else { return };
+    if key == "prefixItems" {
+        let items = rewrite_tuple(r, val, m.get("items"), at, key);
+        out.insert("items".into(), items);
+        return;
+    }
+    let tuple = m.contains_key("prefixItems");
+    match val {
+        Value::Array(_) if !tuple => {
+            let items = rewrite_tuple(r, val, None, at, key);
+            out.insert(key.to_owned(), items);
+        }
+        Value::Object(_) | Value::Bool(_) if !tuple => {
+            let items = rewrite(r, val, &at.sub(key));
+            out.insert(key.to_owned(), items);
+        }
+        // Handled with `prefixItems`.
+        Value::Object(_) | Value::Bool(_) | Value::Array(_) => {}
+        _ => r.invalid(&at.keyword(key), "\"items\" must be a schema; dropped"),
+    }
+}
+
 /// A tuple (`prefixItems`, or draft-04 array `items`, named by `key`) of the schema at `at`
 /// as one item schema, for dialects without tuples: each distinct rewritten element (and the
 /// trailing `items` schema, `rest`) is one `anyOf` branch; `minItems`/`maxItems` keep the

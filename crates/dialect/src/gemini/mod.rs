@@ -254,22 +254,7 @@ impl Rewrite for Gemini<'_> {
                     }
                     _ => self.invalid(&at, "\"required\" must be an array of strings; dropped"),
                 },
-                "items" => match val {
-                    Value::Array(_) if !m.contains_key("prefixItems") => {
-                        let items = walk::rewrite_tuple(self, val, None, place, key);
-                        out.insert(key.clone(), items);
-                    }
-                    Value::Object(_) | Value::Bool(_) if !m.contains_key("prefixItems") => {
-                        let items = walk::rewrite(self, val, &place.sub(key));
-                        out.insert(key.clone(), items);
-                    }
-                    Value::Object(_) | Value::Bool(_) | Value::Array(_) => {}
-                    _ => self.invalid(&at, "\"items\" must be a schema; dropped"),
-                },
-                "prefixItems" => {
-                    let items = walk::rewrite_tuple(self, val, m.get("items"), place, key);
-                    out.insert("items".into(), items);
-                }
+                "items" | "prefixItems" => walk::rewrite_items(self, m, key, place, &mut out),
                 "minimum" | "maximum" => {
                     if let Some(n) = val.as_number() {
                         set_bound(&mut out, key, n.clone());
