@@ -54,24 +54,7 @@ pub(crate) fn agent(args: TokenStream, input: TokenStream) -> TokenStream {
 
     let cx = Ctxt::new();
     let agent = agent_model::analyze(&cx, args, &mut func);
-    match cx.finish() {
-        Ok(()) => {
-            let constructor = constructor(&agent);
-            quote! {
-                #func
-                #constructor
-            }
-        }
-        Err(error) => {
-            let stub = stub(&agent);
-            let error = error.into_compile_error();
-            quote! {
-                #func
-                #stub
-                #error
-            }
-        }
-    }
+    expand::finish(cx, &func, &agent, constructor, stub)
 }
 
 fn constructor_doc(agent: &AgentFn) -> String {

@@ -50,16 +50,28 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 
     let cx = Ctxt::new();
     let tool = model::analyze(&cx, args, &mut func);
+    finish(cx, &func, &tool, constructor, stub)
+}
+
+/// The function, then its constructor; or, when the checks found errors, the function, a stub
+/// constructor and the errors (so the user sees the real errors, not a cascade).
+pub(crate) fn finish<M>(
+    cx: Ctxt,
+    func: &syn::ItemFn,
+    model: &M,
+    constructor: impl FnOnce(&M) -> TokenStream,
+    stub: impl FnOnce(&M) -> TokenStream,
+) -> TokenStream {
     match cx.finish() {
         Ok(()) => {
-            let constructor = constructor(&tool);
+            let constructor = constructor(model);
             quote! {
                 #func
                 #constructor
             }
         }
         Err(error) => {
-            let stub = stub(&tool);
+            let stub = stub(model);
             let error = error.into_compile_error();
             quote! {
                 #func
