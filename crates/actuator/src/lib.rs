@@ -15,6 +15,7 @@
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
+//! | `eval` | `Task`, datasets, scorers, `eval` with progress, logs `inspect view` reads | `eval` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
@@ -64,6 +65,9 @@ pub use actuator_tool_macros::agent;
 
 #[cfg(feature = "multi")]
 pub use actuator_multi as multi;
+
+#[cfg(feature = "eval")]
+pub use actuator_eval as eval;
 
 #[cfg(feature = "tools")]
 pub use actuator_sandbox as sandbox;
