@@ -111,7 +111,9 @@ pub struct EvalOptions {
     pub log_dir: Option<PathBuf>,
     /// The log's format.
     pub log_format: LogFormat,
-    /// Samples buffered before the log is written (the reference's `log_buffer`).
+    /// Samples buffered before the log is written (the reference's `log_buffer`); a full
+    /// buffer is written at most once a second (at once when 100 buffers' worth wait), so a
+    /// crash loses at most the samples of the last second or so, and those in flight.
     pub log_buffer: usize,
     /// Shows progress (a bar on a terminal, lines otherwise).
     pub progress: bool,
@@ -334,13 +336,13 @@ impl Tally {
 /// signal, or Ctrl-C with `ctrl_c`) starts no new samples and cancels running ones after the
 /// grace period (status `cancelled`). The log is readable in every case.
 pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalError> {
-    let samples = task.dataset.numbered()?;
-    let ids: Vec<crate::SampleId> = samples.iter().filter_map(|s| s.id.clone()).collect();
+    let ids = task.dataset.ids()?;
+    let samples = &task.dataset.samples;
     let started = now_iso();
     let mut header = EvalLog {
         version: 2,
         status: "started".into(),
-        eval: spec(task, &options, ids),
+        eval: spec(task, &options, ids.clone()),
         plan: EvalPlan {
             name: "plan".into(),
             steps: vec![json!({"solver": task.solver_name, "params": {}})],
@@ -383,13 +385,15 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         errors: 0,
         usage: BTreeMap::new(),
     };
-    let work = (1..=task.epochs).flat_map(|epoch| samples.iter().map(move |s| (s, epoch)));
+    let ids = &ids;
+    let work = (1..=task.epochs)
+        .flat_map(|epoch| samples.iter().zip(ids).map(move |(s, id)| (s, id, epoch)));
     let gate = stop.clone();
     let mut running = futures_util::stream::iter(work)
         .take_while(move |_| std::future::ready(!gate.is_stopped()))
-        .map(|(sample, epoch)| {
+        .map(|(sample, id, epoch)| {
             progress.started();
-            run_sample(task, sample, epoch, options.retry_on_error)
+            run_sample(task, sample, id, epoch, options.retry_on_error)
         })
         .buffer_unordered(options.max_samples);
 

@@ -336,21 +336,52 @@ impl Dataset {
         self
     }
 
-    /// Gives every sample without an id its position, from 1 (the reference's auto ids), and
-    /// checks that ids are unique.
-    pub(crate) fn numbered(&self) -> Result<Vec<Sample>, DatasetError> {
-        let mut seen = std::collections::HashSet::new();
+    /// Shard `index` of `count` (from 0): every `count`-th sample starting at `index`, each
+    /// keeping the id it has in the whole dataset (its position from 1 when it has none), so
+    /// that shards run on different machines merge back into one log
+    /// ([`merge_logs`](crate::log::merge_logs)) without clashing ids.
+    ///
+    /// ```
+    /// use actuator_eval::{Dataset, Sample, SampleId};
+    /// let ds = Dataset::new((0..5).map(|i| Sample::new(format!("q{i}"), "")));
+    /// let shard = ds.shard(1, 2);
+    /// let ids: Vec<_> = shard.samples.iter().map(|s| s.id.clone().unwrap()).collect();
+    /// assert_eq!(ids, vec![SampleId::Int(2), SampleId::Int(4)]);
+    /// ```
+    pub fn shard(&self, index: usize, count: usize) -> Dataset {
+        let count = count.max(1);
+        let samples = self
+            .samples
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % count == index)
+            .map(|(i, s)| {
+                let mut s = s.clone();
+                s.id.get_or_insert_with(|| SampleId::Int(i64::try_from(i + 1).unwrap_or(i64::MAX)));
+                s
+            })
+            .collect();
+        Dataset {
+            name: self.name.clone(),
+            location: self.location.clone(),
+            samples,
+        }
+    }
+
+    /// Each sample's id, in order: its own, or its position from 1 (the reference's auto ids);
+    /// an error when two are the same.
+    pub(crate) fn ids(&self) -> Result<Vec<SampleId>, DatasetError> {
+        let mut seen = std::collections::HashSet::with_capacity(self.samples.len());
         let mut out = Vec::with_capacity(self.samples.len());
         for (i, sample) in self.samples.iter().enumerate() {
-            let mut sample = sample.clone();
             let id = sample
                 .id
-                .get_or_insert_with(|| SampleId::Int(i64::try_from(i + 1).unwrap_or(i64::MAX)))
-                .clone();
+                .clone()
+                .unwrap_or_else(|| SampleId::Int(i64::try_from(i + 1).unwrap_or(i64::MAX)));
             if !seen.insert(id.clone()) {
                 return Err(DatasetError::DuplicateId { id: id.to_string() });
             }
-            out.push(sample);
+            out.push(id);
         }
         Ok(out)
     }

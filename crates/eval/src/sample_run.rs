@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::log::convert::{StampedLog, event_json, iso, limit_event};
 use crate::log::schema::{EvalErrorInfo, EvalSample, EvalSampleLimit};
-use crate::sample::{Sample, SampleInput};
+use crate::sample::{Sample, SampleId, SampleInput};
 use crate::task::Task;
 
 /// What one sample produced: its log entry and, per scorer, its score (`None`: unscored).
@@ -57,13 +57,14 @@ pub(crate) fn usage_json(usage: &BTreeMap<String, ModelUsage>) -> Map<String, Va
 pub(crate) async fn run_sample(
     task: &Task,
     sample: &Sample,
+    id: &SampleId,
     epoch: u32,
     retries: u32,
 ) -> SampleOutcome {
     let mut error_retries = Vec::new();
     let mut attempt = 0;
     loop {
-        let outcome = attempt_sample(task, sample, epoch).await;
+        let outcome = attempt_sample(task, sample, id, epoch).await;
         match outcome {
             Err((partial, message)) if attempt < retries => {
                 drop(partial);
@@ -90,7 +91,7 @@ pub(crate) async fn run_sample(
 
 type Attempted = Result<SampleOutcome, (SampleOutcome, String)>;
 
-async fn attempt_sample(task: &Task, sample: &Sample, epoch: u32) -> Attempted {
+async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32) -> Attempted {
     let started = unix_seconds(SystemTime::now());
     let log = StampedLog::new();
     let cx = RunContext::with_events(log.clone()).scoped(&task.limits);
@@ -159,7 +160,7 @@ async fn attempt_sample(task: &Task, sample: &Sample, epoch: u32) -> Attempted {
         SampleInput::Messages(m) => serde_json::to_value(m).unwrap_or(Value::Null),
     };
     let entry = EvalSample {
-        id: sample.id.clone().unwrap_or(crate::SampleId::Int(0)),
+        id: id.clone(),
         epoch,
         input,
         choices: sample.choices.clone(),

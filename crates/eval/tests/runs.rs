@@ -243,12 +243,13 @@ async fn a_stop_lets_running_samples_finish_within_the_grace_and_starts_no_more(
 #[tokio::test]
 async fn a_run_cut_off_leaves_a_log_with_the_samples_flushed_so_far() {
     let dir = tempfile::tempdir().unwrap();
-    let solver = Echo::new(Duration::from_millis(20));
-    let inputs: Vec<String> = (0..200).map(|i| format!("s{i}")).collect();
+    let solver = Echo::new(Duration::from_millis(30));
+    let inputs: Vec<String> = (0..400).map(|i| format!("s{i}")).collect();
     let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
     let t = task(solver, &refs);
+    // About 160 samples a second; the first write comes after a second.
     let cut = tokio::time::timeout(
-        Duration::from_millis(300),
+        Duration::from_millis(1600),
         eval(
             &t,
             EvalOptions::new()
@@ -268,12 +269,12 @@ async fn a_run_cut_off_leaves_a_log_with_the_samples_flushed_so_far() {
     let log = read_eval_log(&file).unwrap();
     assert_eq!(log.status, "started");
     let samples = log.samples.unwrap();
+    // About 160 samples a second, written once the first second has passed.
     assert!(
-        !samples.is_empty() && samples.len() < 200,
+        !samples.is_empty() && samples.len() < 400,
         "{} samples",
         samples.len()
     );
-    assert_eq!(samples.len() % 5, 0, "whole buffers only");
     // The reference reads the unfinished log too.
     if let Some(python) = common::inspect_python() {
         let script =

@@ -9,8 +9,11 @@
 //! and the document is assembled at the end.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use zip::write::SimpleFileOptions;
@@ -63,13 +66,16 @@ fn to_json(path: &Path, value: &impl serde::Serialize) -> Result<Vec<u8>, LogErr
     serde_json::to_vec(value).map_err(|e| format_err(path, e))
 }
 
+/// The shortest time between two writes of a full buffer.
+const MIN_FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Writes one evaluation's log as its samples finish.
 pub(crate) struct LogWriter {
     path: PathBuf,
     format: LogFormat,
     buffer: Vec<EvalSample>,
     buffer_size: usize,
-    summaries: Vec<Value>,
+    last_flush: Instant,
     journaled: usize,
     spool: Option<(PathBuf, File)>,
 }
@@ -104,7 +110,7 @@ impl LogWriter {
             format,
             buffer: Vec::new(),
             buffer_size: buffer_size.max(1),
-            summaries: Vec::new(),
+            last_flush: Instant::now(),
             journaled: 0,
             spool: None,
         };
@@ -135,7 +141,14 @@ impl LogWriter {
     /// Records a finished sample (written at the next flush).
     pub(crate) fn sample(&mut self, sample: EvalSample) -> Result<(), LogError> {
         self.buffer.push(sample);
-        if self.buffer.len() >= self.buffer_size {
+        // A full buffer is written once a second has passed since the last write (so that a
+        // fast run does not rewrite the zip's directory hundreds of times a second), and at
+        // once when a hundred buffers' worth wait.
+        let full = self.buffer.len() >= self.buffer_size;
+        if full
+            && (self.last_flush.elapsed() >= MIN_FLUSH_INTERVAL
+                || self.buffer.len() >= 100 * self.buffer_size)
+        {
             self.flush()?;
         }
         Ok(())
@@ -163,7 +176,7 @@ impl LogWriter {
                     &name,
                     &to_json(&self.path, &summaries)?,
                 )?;
-                zip.finish().map_err(zip_err(&self.path))?;
+                finish(zip, &self.path)?;
             }
             LogFormat::Json => {
                 if let Some((spool_path, spool)) = &mut self.spool {
@@ -176,17 +189,56 @@ impl LogWriter {
                 }
             }
         }
-        self.summaries.extend(summaries);
+        self.last_flush = Instant::now();
         Ok(())
     }
 
-    fn reopen(&self) -> Result<ZipWriter<File>, LogError> {
+    /// The summaries journaled so far, as one JSON list, read back from the file (so that they
+    /// are never all held in memory as values).
+    fn journaled_summaries(&self) -> Result<Vec<u8>, LogError> {
+        let file = File::open(&self.path).map_err(io(&self.path))?;
+        let mut zip = ZipArchive::new(file).map_err(zip_err(&self.path))?;
+        let mut out = vec![b'['];
+        for k in 1..=self.journaled {
+            let name = format!("_journal/summaries/{k}.json");
+            let mut body = Vec::new();
+            zip.by_name(&name)
+                .map_err(zip_err(&self.path))?
+                .read_to_end(&mut body)
+                .map_err(io(&self.path))?;
+            // Each journal entry is a non-empty list: splice its items.
+            let items = body
+                .strip_prefix(b"[")
+                .and_then(|b| b.strip_suffix(b"]"))
+                .ok_or_else(|| format_err(&self.path, format!("{name} is not a list")))?;
+            if out.len() > 1 && !items.is_empty() {
+                out.push(b',');
+            }
+            out.extend_from_slice(items);
+        }
+        out.push(b']');
+        Ok(out)
+    }
+
+    fn reopen(&self) -> Result<ZipWriter<AppendAtDirectory>, LogError> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .open(&self.path)
             .map_err(io(&self.path))?;
-        ZipWriter::new_append(file).map_err(zip_err(&self.path))
+        let directory = ZipArchive::new(&file)
+            .map_err(zip_err(&self.path))?
+            .central_directory_start();
+        let armed = Arc::new(AtomicBool::new(false));
+        let append = AppendAtDirectory {
+            file,
+            directory: Some(directory),
+            armed: Arc::clone(&armed),
+        };
+        let zip = ZipWriter::new_append(append).map_err(zip_err(&self.path))?;
+        // The archive is read; the writer's next position lands on the old directory.
+        armed.store(true, Ordering::SeqCst);
+        Ok(zip)
     }
 
     /// Writes what is left and the final header.
@@ -195,19 +247,15 @@ impl LogWriter {
         match self.format {
             LogFormat::Eval => {
                 let mut zip = self.reopen()?;
-                write_entry(
-                    &mut zip,
-                    &self.path,
-                    "summaries.json",
-                    &to_json(&self.path, &self.summaries)?,
-                )?;
+                let summaries = self.journaled_summaries()?;
+                write_entry(&mut zip, &self.path, "summaries.json", &summaries)?;
                 write_entry(
                     &mut zip,
                     &self.path,
                     "header.json",
                     &to_json(&self.path, header)?,
                 )?;
-                zip.finish().map_err(zip_err(&self.path))?;
+                finish(zip, &self.path)?;
             }
             LogFormat::Json => {
                 let Some((spool_path, spool)) = self.spool.take() else {
@@ -239,8 +287,71 @@ impl LogWriter {
     }
 }
 
-fn write_entry(
-    zip: &mut ZipWriter<File>,
+/// Writes the directory and cuts the file where it ends (a rewritten directory can end before
+/// the old one did).
+fn finish(zip: ZipWriter<AppendAtDirectory>, path: &Path) -> Result<(), LogError> {
+    let mut inner = zip.finish().map_err(zip_err(path))?;
+    let end = inner.file.stream_position().map_err(io(path))?;
+    inner.file.set_len(end).map_err(io(path))
+}
+
+/// The log file, reopened for appending so that new entries overwrite the old central
+/// directory, as Python's `zipfile` does in append mode. The zip crate's `new_append` goes on
+/// after the old directory, which would leave a dead copy of it at every flush (quadratic
+/// growth over a long run); this wrapper moves the first write position back onto it.
+struct AppendAtDirectory {
+    file: File,
+    directory: Option<u64>,
+    armed: Arc<AtomicBool>,
+}
+
+impl AppendAtDirectory {
+    fn reposition(&mut self) -> std::io::Result<()> {
+        if self.armed.load(Ordering::SeqCst)
+            && let Some(at) = self.directory.take()
+        {
+            self.file.seek(SeekFrom::Start(at))?;
+        }
+        Ok(())
+    }
+}
+
+impl Read for AppendAtDirectory {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reposition()?;
+        self.file.read(buf)
+    }
+}
+
+impl Write for AppendAtDirectory {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.reposition()?;
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Seek for AppendAtDirectory {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        match pos {
+            // A relative move starts from where the next entry goes.
+            SeekFrom::Current(_) => self.reposition()?,
+            // An absolute one knows where it is going.
+            _ => {
+                if self.armed.load(Ordering::SeqCst) {
+                    self.directory = None;
+                }
+            }
+        }
+        self.file.seek(pos)
+    }
+}
+
+fn write_entry<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
     path: &Path,
     name: &str,
     body: &[u8],

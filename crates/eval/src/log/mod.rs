@@ -3,6 +3,8 @@
 
 pub(crate) mod convert;
 pub(crate) mod file;
+mod merge;
 pub mod schema;
 
 pub use file::{LogFormat, read_eval_log};
+pub use merge::merge_logs;
