@@ -49,7 +49,7 @@ pub use scorer::{Metric, Scorer, SharedScorer};
 pub mod scorers;
 
 mod task;
-pub use task::Task;
+pub use task::{SandboxFactory, Task};
 
 pub mod log;
 pub use log::{LogFormat, read_eval_log};

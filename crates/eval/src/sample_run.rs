@@ -94,15 +94,26 @@ type Attempted = Result<SampleOutcome, (SampleOutcome, String)>;
 async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32) -> Attempted {
     let started = unix_seconds(SystemTime::now());
     let log = StampedLog::new();
-    let cx = RunContext::with_events(log.clone()).scoped(&task.limits);
+    let mut cx = RunContext::with_events(log.clone());
+    let mut sandbox_error = None;
+    if let Some(make) = &task.sandbox {
+        match make() {
+            Ok(handle) => cx = cx.with_resource(handle),
+            Err(e) => sandbox_error = Some(format!("The sample's sandbox could not be made: {e}")),
+        }
+    }
+    let cx = cx.scoped(&task.limits);
     let mut state = TaskState {
         messages: sample.input.to_messages(),
         metadata: sample.metadata.clone(),
         ..TaskState::default()
     };
-    let solved = task.solver.solve(&mut state, &cx).await;
     let mut limit = None;
-    let mut error = None;
+    let mut error = sandbox_error;
+    let solved = match error {
+        None => task.solver.solve(&mut state, &cx).await,
+        Some(_) => Ok(()),
+    };
     match solved {
         Ok(()) => {}
         Err(e) => match e.limit() {

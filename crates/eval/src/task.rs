@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use actuator_agent::Limit;
 use actuator_multi::Solver;
+use actuator_sandbox::{SandboxError, SandboxHandle};
 
 use crate::sample::Dataset;
 use crate::scorer::{Scorer, SharedScorer};
@@ -39,7 +40,14 @@ pub struct Task {
     pub limits: Vec<Limit>,
     /// How often each sample runs.
     pub epochs: u32,
+    /// Makes each sample's sandbox (a run resource its tools find), when the task has one.
+    pub sandbox: Option<SandboxFactory>,
 }
+
+/// Makes a fresh sandbox for one sample (for example,
+/// `|| LocalSandbox::new().map(SandboxHandle::new)`); it is dropped, and its processes and
+/// files with it, when the sample ends.
+pub type SandboxFactory = Arc<dyn Fn() -> Result<SandboxHandle, SandboxError> + Send + Sync>;
 
 impl std::fmt::Debug for Task {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,6 +65,7 @@ impl std::fmt::Debug for Task {
             )
             .field("limits", &self.limits)
             .field("epochs", &self.epochs)
+            .field("sandbox", &self.sandbox.is_some())
             .finish()
     }
 }
@@ -72,7 +81,25 @@ impl Task {
             scorers: Vec::new(),
             limits: Vec::new(),
             epochs: 1,
+            sandbox: None,
         }
+    }
+
+    /// Gives every sample a sandbox of its own, made by `make` when the sample starts (a
+    /// sample whose sandbox cannot be made fails with the sandbox's error).
+    ///
+    /// ```no_run
+    /// # let task: actuator_eval::Task = unimplemented!();
+    /// use actuator_sandbox::{LocalSandbox, SandboxHandle};
+    /// let task = task.sandbox(|| LocalSandbox::new().map(SandboxHandle::new));
+    /// ```
+    #[must_use]
+    pub fn sandbox(
+        mut self,
+        make: impl Fn() -> Result<SandboxHandle, SandboxError> + Send + Sync + 'static,
+    ) -> Self {
+        self.sandbox = Some(Arc::new(make));
+        self
     }
 
     /// Adds a scorer.
