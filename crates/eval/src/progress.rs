@@ -1,6 +1,7 @@
 //! The progress display: a bar on a terminal (indicatif), plain lines otherwise.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -9,7 +10,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Samples done of the total, running, errors, tokens and elapsed time.
 pub(crate) struct Progress {
     bar: Option<ProgressBar>,
-    lines: bool,
+    /// Where plain lines go (standard error), when they are shown.
+    lines: Option<Mutex<Box<dyn Write + Send>>>,
     task: String,
     total: usize,
     running: AtomicUsize,
@@ -33,9 +35,20 @@ impl Progress {
             bar.set_prefix(task.to_owned());
             bar
         });
+        let lines = (enabled && !terminal)
+            .then(|| Mutex::new(Box::new(std::io::stderr()) as Box<dyn Write + Send>));
+        Self::with(bar, lines, task, total)
+    }
+
+    fn with(
+        bar: Option<ProgressBar>,
+        lines: Option<Mutex<Box<dyn Write + Send>>>,
+        task: &str,
+        total: usize,
+    ) -> Self {
         Progress {
             bar,
-            lines: enabled && !terminal,
+            lines,
             task: task.to_owned(),
             total,
             running: AtomicUsize::new(0),
@@ -72,32 +85,73 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.set_message(self.message());
             bar.inc(1);
-        } else if self.lines {
+        } else if let Some(lines) = &self.lines {
             // About twenty lines per run, and the last sample always.
             let every = (self.total / 20).max(1);
             if done.is_multiple_of(every) || done == self.total {
-                self.line(done);
+                let line = format!(
+                    "{}: {done}/{} samples · {} · {:.1}s\n",
+                    self.task,
+                    self.total,
+                    self.message(),
+                    self.started.elapsed().as_secs_f64()
+                );
+                if let Ok(mut out) = lines.lock() {
+                    // A closed standard error is no reason to stop an evaluation.
+                    let _ = out.write_all(line.as_bytes());
+                }
             }
         }
-    }
-
-    fn line(&self, done: usize) {
-        let mut out = std::io::stderr().lock();
-        let _ = std::io::Write::write_fmt(
-            &mut out,
-            format_args!(
-                "{}: {done}/{} samples · {} · {:.1}s\n",
-                self.task,
-                self.total,
-                self.message(),
-                self.started.elapsed().as_secs_f64()
-            ),
-        );
     }
 
     pub(crate) fn done(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_with_message(self.message());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn without_a_terminal_progress_is_about_twenty_plain_lines() {
+        let out = Shared::default();
+        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "demo", 40);
+        for i in 0..40 {
+            progress.started();
+            progress.finished(i == 3, 15 * (i as u64 + 1));
+        }
+        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 20, "{text}");
+        assert!(
+            lines[0].starts_with("demo: 2/40 samples · running 0 · errors 0 · tokens 30 · "),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[19].starts_with("demo: 40/40 samples · running 0 · errors 1 · tokens 600 · "),
+            "{}",
+            lines[19]
+        );
     }
 }
