@@ -152,6 +152,15 @@ async fn check_format(python: &Path, format: LogFormat) {
         kinds.contains(&"model") && kinds.contains(&"tool"),
         "{kinds:?}"
     );
+    let approval = first["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["event"] == "approval")
+        .expect("an approval event");
+    assert_eq!(approval["approver"], "auto");
+    assert_eq!(approval["decision"], "approve");
+    assert_eq!(approval["call"]["function"], "add");
     let tool = first["events"]
         .as_array()
         .unwrap()

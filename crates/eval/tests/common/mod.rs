@@ -106,6 +106,12 @@ pub fn arithmetic_task(samples: usize) -> Task {
         })
         .tools([add_tool()])
         .model(arithmetic_model())
+        // Every call is approved by the automatic approver: the log shows approval events.
+        .approval([actuator_exec::ApprovalPolicy::new(
+            actuator_exec::auto_approver(actuator_exec::ApprovalDecision::Approve),
+            ["*"],
+        )
+        .unwrap()])
         .build()
         .unwrap();
     let samples = (1..=samples).map(|i| {
