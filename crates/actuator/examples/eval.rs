@@ -105,7 +105,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .ok_or("--log-dir needs a directory")?
             }
             other => {
-                return Err(format!("unknown argument {other}; usage: eval [--log-dir DIR]").into());
+                return Err(
+                    format!("unknown argument {other}; usage: eval [--log-dir DIR]").into(),
+                );
             }
         }
     }

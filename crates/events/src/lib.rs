@@ -20,7 +20,7 @@ pub use event::{
 };
 
 mod tool_event;
-pub use tool_event::{ApprovalEvent, ToolCallAgent, ToolEvent};
+pub use tool_event::{ApprovalEvent, RunsAgent, ToolCallAgent, ToolEvent};
 
 mod messages;
 pub use messages::SharedMessages;

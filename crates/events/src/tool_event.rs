@@ -147,8 +147,9 @@ impl ToolEvent {
 /// Where a tool that runs an agent records which agent it ran, so that its call's
 /// [`ToolEvent`] carries `agent` (a handoff) or `agent_span_id` (an agent used as a tool).
 ///
-/// The executor puts one in each call's extensions when events are recorded; tools find it
-/// with `ctx.extensions.get::<ToolCallAgent>()` and leave it alone when it is absent.
+/// The executor puts one in the call's extensions when events are recorded and the tool is
+/// marked with [`RunsAgent`] (as `handoff` and `as_tool` tools are); tools find it with
+/// `ctx.extensions.get::<ToolCallAgent>()` and leave it alone when it is absent.
 ///
 /// ```
 /// use actuator_events::ToolCallAgent;
@@ -196,3 +197,9 @@ impl ToolCallAgent {
         self.with(|r| r.agent_span_id.clone())
     }
 }
+
+/// Marks a tool that runs agents (attach it with `ToolDef::with_extension(RunsAgent)`): its
+/// calls get a [`ToolCallAgent`] slot when events are recorded. Other tools' calls go without
+/// one, which spares every call a copy of the run's extensions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunsAgent;

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use actuator_events::{
-    ApprovalEvent, Event, EventSink, InfoEvent, LimitExceeded, ToolCallAgent, ToolEvent,
+    ApprovalEvent, Event, EventSink, InfoEvent, LimitExceeded, RunsAgent, ToolCallAgent, ToolEvent,
     unix_seconds,
 };
 use actuator_model::{
@@ -166,14 +166,20 @@ impl Runner<'_> {
             let started = SystemTime::now();
             let clock = Instant::now();
             // Without a sink no event is seen: skip building them, and the per-call slot a
-            // tool that runs an agent fills in.
+            // tool that runs an agent fills in (which only such tools get: it costs a copy of
+            // the run's extensions).
             let recording = self.options.events.is_some();
             let mut extensions = None;
             if recording {
                 self.emit(self.pending_event(call, unix_seconds(started)));
-                let mut own = self.options.extensions.clone();
-                own.insert(ToolCallAgent::default());
-                extensions = Some(own);
+                let runs_agent = self
+                    .lookup(&call.function)
+                    .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
+                if runs_agent {
+                    let mut own = self.options.extensions.clone();
+                    own.insert(ToolCallAgent::default());
+                    extensions = Some(own);
+                }
             }
             let extensions = extensions.as_ref().unwrap_or(&self.options.extensions);
             let mut attempt = Attempt {

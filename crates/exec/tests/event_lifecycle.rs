@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_events::{Event, EventLog, ToolCallAgent, ToolEvent};
+use actuator_events::{Event, EventLog, RunsAgent, ToolCallAgent, ToolEvent};
 use actuator_exec::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ApproverRegistry,
     CANCELLED_BY_SIBLING, ExecuteOptions, auto_approver, execute_tools,
@@ -152,15 +152,18 @@ async fn a_hard_failure_and_the_siblings_it_cancels_are_marked_failed_and_errors
 
 #[tokio::test]
 async fn a_tool_that_runs_an_agent_names_it_on_its_event() {
-    let runs_agent = tool("delegate", false, |_a, ctx| async move {
-        let slot = ctx.extensions.get::<ToolCallAgent>();
-        let recorded = slot.is_some();
-        if let Some(slot) = slot {
-            slot.set_agent("researcher");
-            slot.set_agent_span_id("span_42");
-        }
-        Ok(ToolOutput::Text(format!("recorded: {recorded}")))
-    });
+    let probe = |name: &str| {
+        tool(name, false, |_a, ctx| async move {
+            let slot = ctx.extensions.get::<ToolCallAgent>();
+            let recorded = slot.is_some();
+            if let Some(slot) = slot {
+                slot.set_agent("researcher");
+                slot.set_agent_span_id("span_42");
+            }
+            Ok(ToolOutput::Text(format!("recorded: {recorded}")))
+        })
+    };
+    let runs_agent = probe("delegate").with_extension(RunsAgent);
     let msgs = conversation(&[("delegate", json!({}))]);
     let log = EventLog::new();
     execute_tools(
@@ -178,6 +181,16 @@ async fn a_tool_that_runs_an_agent_names_it_on_its_event() {
     let out = execute_tools(&msgs, &[runs_agent], &ExecuteOptions::default())
         .await
         .unwrap();
+    assert_eq!(out.messages[0].text(), "recorded: false");
+    // A tool not marked as running agents gets no slot either.
+    let plain = probe("delegate");
+    let out = execute_tools(
+        &msgs,
+        &[plain],
+        &ExecuteOptions::default().events(log.clone()),
+    )
+    .await
+    .unwrap();
     assert_eq!(out.messages[0].text(), "recorded: false");
 }
 

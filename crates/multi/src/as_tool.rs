@@ -1,7 +1,7 @@
 //! [`as_tool`]: call an agent like a function (§12).
 
 use actuator_agent::{AgentInput, Limit, RunContext};
-use actuator_events::ToolCallAgent;
+use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_model::{ChatMessage, MessageContent};
 use actuator_tool_core::{
     Content, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolOutput,
@@ -149,7 +149,9 @@ impl AsToolBuilder {
                     Ok::<_, ToolFailure>(result_of(&run.state))
                 }
             })
-            .build()?)
+            .build()?
+            // Its calls' events name the agent run they start.
+            .with_extension(RunsAgent))
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use actuator_agent::{AgentState, Limit, MessageFilter, RunContext};
-use actuator_events::ToolCallAgent;
+use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
 use actuator_tool_core::{Content, Extensions, FatalToolError, ToolArgs, ToolDef, ToolFailure};
@@ -117,7 +117,9 @@ impl HandoffBuilder {
             .parameters(parameters)
             .parallel(false)
             .conversation_handler(ConversationHandler::new(handoff))
-            .build()?)
+            .build()?
+            // Its calls' events name the agent handed off to.
+            .with_extension(RunsAgent))
     }
 }
 
