@@ -40,7 +40,9 @@ fn shell_name(key: &str) -> bool {
 /// The script the supervisor sources for one command, in a background job of its own
 /// (`$BASHPID` is the job's process group). The command runs in a subshell that opens its
 /// streams, reports them open, enters its working directory, sets its environment and
-/// `exec`s it (never a builtin), with no descriptor of the supervisor's left open.
+/// `exec`s it (never a builtin), with no descriptor of the supervisor's left open. A
+/// missing working directory is exit status 1, a missing program 127, each with a message
+/// on standard error.
 pub(crate) fn command_script(
     id: u64,
     stdin: &str,
@@ -62,20 +64,17 @@ pub(crate) fn command_script(
             env_args.push_str(&format!(" {pair}"));
         }
     }
+    let program = launch.argv.first().map_or("true", String::as_str);
     let mut command = String::new();
     if !env_args.is_empty() {
-        command.push_str("env");
+        command.push_str("env --");
         command.push_str(&env_args);
-        command.push_str(" --");
+        command.push(' ');
     }
-    for arg in launch.argv {
-        if !command.is_empty() {
-            command.push(' ');
-        }
+    command.push_str(&q(program));
+    for arg in launch.argv.iter().skip(1) {
+        command.push(' ');
         command.push_str(&q(arg));
-    }
-    if command.is_empty() {
-        command.push_str("true");
     }
     format!(
         "pg=$BASHPID\n(\n\
@@ -84,12 +83,14 @@ pub(crate) fn command_script(
          cd -- {cwd_q} 2>/dev/null || {{ printf '%s\\n' {cd_err} >&2; exit 1; }}\n\
          unset PWD OLDPWD SHLVL pg\n\
          {exports}\
+         type -P -- {program_q} >/dev/null || {{ printf '%s: command not found\\n' {program_q} >&2; exit 127; }}\n\
          exec 3>&- -- {command}\n\
          )\n\
          printf '%s x %s\\n' {id} \"$?\" >&3\n",
         stdin = q(stdin),
         stdout = p(stdout),
         cwd_q = q(&cwd),
+        program_q = q(program),
         cd_err = q(&format!("Can't chdir to {cwd}: No such file or directory")),
     )
 }
