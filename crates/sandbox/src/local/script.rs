@@ -49,11 +49,22 @@ pub(crate) fn command_script(
     stdout: &Path,
     stderr: Option<&Path>,
     launch: &Launch<'_>,
+    start_dir: &Path,
 ) -> String {
     let q = |s: &str| shell_quote(s);
     let p = |p: &Path| shell_quote(&p.to_string_lossy());
     let stderr = stderr.map_or_else(|| "/dev/null".to_owned(), p);
     let cwd = launch.cwd.to_string_lossy();
+    // The supervisor's own directory needs no `cd` (the common case: the working directory).
+    let cd = if launch.cwd == start_dir {
+        String::new()
+    } else {
+        format!(
+            "cd -- {} 2>/dev/null || {{ printf '%s\\n' {} >&2; exit 1; }}\n",
+            q(&cwd),
+            q(&format!("Can't chdir to {cwd}: No such file or directory")),
+        )
+    };
     let mut exports = String::new();
     let mut env_args = String::new();
     for (key, value) in launch.env {
@@ -80,7 +91,7 @@ pub(crate) fn command_script(
         "pg=$BASHPID\n(\n\
          exec <{stdin} 1<>{stdout} 2<>{stderr} 4<&-\n\
          printf '%s s %s\\n' {id} \"$pg\" >&3\n\
-         cd -- {cwd_q} 2>/dev/null || {{ printf '%s\\n' {cd_err} >&2; exit 1; }}\n\
+         {cd}\
          unset PWD OLDPWD SHLVL pg\n\
          {exports}\
          type -P -- {program_q} >/dev/null || {{ printf '%s: command not found\\n' {program_q} >&2; exit 127; }}\n\
@@ -89,8 +100,6 @@ pub(crate) fn command_script(
          printf '%s x %s\\n' {id} \"$?\" >&3\n",
         stdin = q(stdin),
         stdout = p(stdout),
-        cwd_q = q(&cwd),
         program_q = q(program),
-        cd_err = q(&format!("Can't chdir to {cwd}: No such file or directory")),
     )
 }

@@ -162,6 +162,8 @@ pub(crate) struct Supervisor {
     shared: Arc<Shared>,
     next_id: AtomicU64,
     identity: Identity,
+    /// The supervisor's working directory (the sandbox's).
+    start_dir: PathBuf,
 }
 
 /// How a launched command gets its standard input.
@@ -370,6 +372,7 @@ impl Supervisor {
             shared,
             next_id: AtomicU64::new(1),
             identity: confined.identity,
+            start_dir: confined.workdir.clone(),
         })
     }
 
@@ -442,6 +445,7 @@ impl Supervisor {
             &out_path,
             launch.stderr.then(|| path("err")).as_deref(),
             &launch,
+            &self.start_dir,
         );
         std::fs::write(path("sh"), script)?;
         self.send(id)?;
