@@ -282,3 +282,33 @@ async fn a_missing_program_or_working_directory_is_a_result_with_a_message() {
         .unwrap();
     assert!(out.stdout.contains("GNU coreutils"), "{out:?}");
 }
+
+#[tokio::test]
+async fn finished_calls_leave_no_files_in_the_control_directory() {
+    let Some(sb) = sandbox() else { return };
+    sb.exec(bash("cat").stdin("x")).await.unwrap();
+    sb.exec(ExecRequest::new(["no-such-program"]))
+        .await
+        .unwrap();
+    sb.exec(ExecRequest::new(["pwd"]).cwd("missing"))
+        .await
+        .unwrap();
+    let _ = sb
+        .exec(bash("sleep 10").timeout(Duration::from_millis(300)))
+        .await
+        .unwrap_err();
+    let _ = sb.exec(bash("yes").max_output(10)).await.unwrap_err();
+    let ctl = sb.host_root().join("ctl");
+    let mut left = Vec::new();
+    for _ in 0..30 {
+        left = std::fs::read_dir(&ctl)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        if left == ["kill"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, ["kill"]);
+}

@@ -160,7 +160,6 @@ pub(crate) struct Supervisor {
     child: Mutex<Child>,
     requests: Mutex<Option<ChildStdin>>,
     shared: Arc<Shared>,
-    next_id: AtomicU64,
     identity: Identity,
     /// The supervisor's working directory (the sandbox's).
     start_dir: PathBuf,
@@ -206,6 +205,8 @@ pub(crate) struct CommandGuard {
     shared: Arc<Shared>,
     id: u64,
     pgid: Option<i32>,
+    /// Whether the request reached the supervisor (else there is nothing to cancel).
+    sent: bool,
     finished: bool,
 }
 
@@ -225,23 +226,28 @@ impl CommandGuard {
 
 impl Drop for CommandGuard {
     fn drop(&mut self) {
-        if self.finished {
-            return;
-        }
-        match self.pgid {
-            Some(pgid) => {
-                lock(&self.shared.pending).remove(&self.id);
-                self.shared.kill(pgid);
-            }
-            None => {
-                let mut pending = lock(&self.shared.pending);
-                if let Some(entry) = pending.get_mut(&self.id) {
-                    // The dispatcher kills it when (if) it starts.
-                    *entry = Pending::Cancelled;
+        if !self.finished {
+            match self.pgid {
+                Some(pgid) => {
+                    lock(&self.shared.pending).remove(&self.id);
+                    self.shared.kill(pgid);
+                }
+                None if !self.sent => {
+                    lock(&self.shared.pending).remove(&self.id);
+                }
+                None => {
+                    let mut pending = lock(&self.shared.pending);
+                    if let Some(entry) = pending.get_mut(&self.id) {
+                        // The dispatcher kills it when (if) it starts.
+                        *entry = Pending::Cancelled;
+                    }
                 }
             }
         }
-        self.shared.remove_files(self.id);
+        if self.pgid.is_none() {
+            // Not removed at the start (there was none, or it is yet to come).
+            self.shared.remove_files(self.id);
+        }
     }
 }
 
@@ -370,7 +376,6 @@ impl Supervisor {
             child: Mutex::new(child),
             requests: Mutex::new(Some(requests)),
             shared,
-            next_id: AtomicU64::new(1),
             identity: confined.identity,
             start_dir: confined.workdir.clone(),
         })
@@ -384,16 +389,20 @@ impl Supervisor {
     /// Writes the command's files, opens its streams and sends the request. The command
     /// starts soon after; its events arrive on [`Launched::events`].
     pub fn launch(&self, launch: Launch<'_>) -> Result<Launched, SandboxError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        // Unique in the process: a sandbox restarted in the same directory never reuses the
+        // name of a file an earlier call may still remove.
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let ctl = &self.shared.ctl;
         let path = |ext: &str| ctl.join(format!("{id}.{ext}"));
         let (tx, events) = unbounded_channel();
         lock(&self.shared.pending).insert(id, Pending::Waiting(tx));
         // From here on, the guard cleans up whatever happens.
-        let guard = CommandGuard {
+        let mut guard = CommandGuard {
             shared: Arc::clone(&self.shared),
             id,
             pgid: None,
+            sent: false,
             finished: false,
         };
         let unavailable = |e: std::io::Error| {
@@ -449,6 +458,7 @@ impl Supervisor {
         );
         std::fs::write(path("sh"), script)?;
         self.send(id)?;
+        guard.sent = true;
         Ok(Launched {
             guard,
             events,
