@@ -9,7 +9,7 @@
 //!   [bubblewrap](https://github.com/containers/bubblewrap) sandbox per run in which every
 //!   command runs: read-only system directories (`/usr`, `/etc`), the working directory and
 //!   a private `/tmp` as the only writable places, no network unless enabled, its own PID
-//!   namespace and session, killed with its parent, and resource limits (processes, file
+//!   namespace (and session, when the caller has a terminal), killed with its parent, and resource limits (processes, file
 //!   size, memory) set with `prlimit`. When the caller is root, commands run as an
 //!   unprivileged user (`nobody` by default). A small bash supervisor inside forks each
 //!   command as its own process group, so a process left in the background keeps running

@@ -154,6 +154,18 @@ async fn the_sandbox_has_its_own_pid_namespace_and_hostname() {
 }
 
 #[tokio::test]
+async fn no_terminal_is_reachable() {
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    // With a controlling terminal the sandbox gets a session of its own; without one it has
+    // none to reach: either way `/dev/tty` (and so TIOCSTI injection) is out of reach.
+    let out = sb.exec(bash("echo injected > /dev/tty")).await.unwrap();
+    assert_ne!(out.status, Some(0), "{out:?}");
+    assert!(out.stderr.contains("No such device or address"), "{out:?}");
+}
+
+#[tokio::test]
 async fn a_fork_bomb_is_bounded_by_the_process_limit_and_the_timeout() {
     let limits = ResourceLimits {
         max_processes: Some(64),

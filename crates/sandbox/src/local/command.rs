@@ -87,6 +87,23 @@ pub(crate) struct Confined {
     pub ctl: PathBuf,
     /// Where the supervisor's standard error goes (on the host only).
     pub log: PathBuf,
+    /// Whether the sandbox gets a session of its own (`--new-session`): when the caller has
+    /// a controlling terminal, so the sandbox can never reach it (`TIOCSTI`). Without one
+    /// there is no terminal to reach, and staying in the caller's session keeps the
+    /// sandbox in the caller's scheduler autogroup: a session of its own is an autogroup of
+    /// its own, which a loaded machine serves several milliseconds later per command.
+    pub new_session: bool,
+}
+
+/// Whether this process has a controlling terminal (`/dev/tty` opens).
+pub(crate) fn has_controlling_terminal() -> bool {
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::open(
+        "/dev/tty",
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )
+    .is_ok()
 }
 
 /// The system directories bound read-only (the rest of the host is not visible).
@@ -151,8 +168,10 @@ impl Confined {
             "--hostname",
             "sandbox",
             "--die-with-parent",
-            "--new-session",
         ]);
+        if self.new_session {
+            push(&["--new-session"]);
+        }
         if !self.network {
             push(&["--unshare-net"]);
         }

@@ -13,7 +13,7 @@ use actuator_tool_core::{BoxFuture, ToolErrorKind};
 use tokio::process::Command;
 
 pub use command::ResourceLimits;
-use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, shell_join};
+use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, has_controlling_terminal, shell_join};
 use run::{LiveGroups, collect, spawn};
 use supervisor::{Input, Launch, Supervisor};
 
@@ -157,6 +157,7 @@ impl LocalSandboxBuilder {
                     ro_binds: self.ro_binds,
                     ctl: root.path().join("ctl"),
                     log: root.path().join("supervisor.log"),
+                    new_session: has_controlling_terminal(),
                 };
                 let supervisor = Arc::new(Supervisor::start(&confined)?);
                 (Some(confined), Some(supervisor))
