@@ -62,7 +62,12 @@ pub(crate) enum Event {
 /// A call waiting for its command's events, or one dropped before its command started.
 #[derive(Debug)]
 enum Pending {
-    Waiting(UnboundedSender<Event>),
+    /// The call waits; `started` is its group once the `s` event was passed on (the call may
+    /// be dropped before it reads it, and then its guard kills that group).
+    Waiting {
+        tx: UnboundedSender<Event>,
+        started: Option<i32>,
+    },
     Cancelled,
 }
 
@@ -118,12 +123,15 @@ impl Shared {
             _ => return,
         };
         let mut pending = lock(&self.pending);
-        match (pending.get(&id), event) {
-            (Some(Pending::Waiting(tx)), Event::Exited(_)) => {
+        match (pending.get_mut(&id), event) {
+            (Some(Pending::Waiting { tx, .. }), Event::Exited(_)) => {
                 let _ = tx.send(event);
                 pending.remove(&id);
             }
-            (Some(Pending::Waiting(tx)), _) => {
+            (Some(Pending::Waiting { tx, started }), _) => {
+                if let Event::Started(pgid) = event {
+                    *started = Some(pgid);
+                }
                 let _ = tx.send(event);
             }
             (Some(Pending::Cancelled), Event::Started(pgid)) => {
@@ -147,7 +155,7 @@ impl Shared {
         *lock(&self.kills) = None;
         let pending = std::mem::take(&mut *lock(&self.pending));
         for (_, entry) in pending {
-            if let Pending::Waiting(tx) = entry {
+            if let Pending::Waiting { tx, .. } = entry {
                 let _ = tx.send(Event::Gone);
             }
         }
@@ -237,9 +245,20 @@ impl Drop for CommandGuard {
                 }
                 None => {
                     let mut pending = lock(&self.shared.pending);
-                    if let Some(entry) = pending.get_mut(&self.id) {
+                    match pending.get_mut(&self.id) {
+                        // Started, but the call was dropped before it read so: kill it here.
+                        Some(Pending::Waiting {
+                            started: Some(pgid),
+                            ..
+                        }) => {
+                            let pgid = *pgid;
+                            pending.remove(&self.id);
+                            drop(pending);
+                            self.shared.kill(pgid);
+                        }
                         // The dispatcher kills it when (if) it starts.
-                        *entry = Pending::Cancelled;
+                        Some(entry) => *entry = Pending::Cancelled,
+                        None => {}
                     }
                 }
             }
@@ -396,7 +415,7 @@ impl Supervisor {
         let ctl = &self.shared.ctl;
         let path = |ext: &str| ctl.join(format!("{id}.{ext}"));
         let (tx, events) = unbounded_channel();
-        lock(&self.shared.pending).insert(id, Pending::Waiting(tx));
+        lock(&self.shared.pending).insert(id, Pending::Waiting { tx, started: None });
         // From here on, the guard cleans up whatever happens.
         let mut guard = CommandGuard {
             shared: Arc::clone(&self.shared),
