@@ -231,3 +231,25 @@ async fn time_server_tools_run() {
     assert!(bad.error.is_some(), "{:?}", bad.content);
     client.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_over_streamable_http() {
+    let Some((_server, url)) = common::everything_http().await else {
+        return;
+    };
+    let client = McpClient::new(
+        actuator_mcp::McpServer::http(url)
+            .name("everything-http")
+            .header("X-Test", "yes"),
+    );
+    let tools = mcp_tools(&client)
+        .filter(["echo"])
+        .unwrap()
+        .list()
+        .await
+        .unwrap();
+    assert_eq!(names(&tools), ["echo"]);
+    let echo = exec_one(&tools, "echo", json!({"message": "over http"})).await;
+    assert_eq!(echo.content.text(), "Echo: over http");
+    client.close().await;
+}

@@ -136,3 +136,38 @@ pub async fn exec_one(
         other => panic!("expected a tool message, got {other:?}"),
     }
 }
+
+/// Waits (bounded) until something accepts connections on `127.0.0.1:port`.
+pub async fn wait_for_port(port: u16, within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing listened on 127.0.0.1:{port} within {within:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// server-everything over streamable HTTP on a free loopback port, killed when dropped.
+pub async fn everything_http() -> Option<(KillOnDrop, String)> {
+    let entry = npm_entry("server-everything")?;
+    let port = free_port();
+    let child = std::process::Command::new("node")
+        .arg(entry)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .env("NO_UPDATE_NOTIFIER", "1")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start node");
+    let guard = KillOnDrop(child);
+    wait_for_port(port, std::time::Duration::from_secs(20)).await;
+    Some((guard, format!("http://127.0.0.1:{port}/mcp")))
+}
