@@ -34,10 +34,14 @@ mod client;
 mod config;
 mod convert;
 mod error;
+mod http;
+mod server;
 mod tools;
 
 pub use client::McpClient;
 pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
 pub use convert::{content_from_mcp, content_to_mcp, output_from_result};
 pub use error::McpError;
+pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
+pub use server::{ServeOptions, ToolServer};
 pub use tools::{McpTools, mcp_tools};
