@@ -15,6 +15,7 @@
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
+//! | `mcp` | MCP servers' tools for agents (`mcp_tools`, a `ToolSource`), and `ToolDef`s served over MCP (`ToolServer`, `serve_stdio`, `serve_http`) | `mcp` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
@@ -69,6 +70,9 @@ pub use actuator_multi as multi;
 pub use actuator_sandbox as sandbox;
 #[cfg(feature = "tools")]
 pub use actuator_tools as tools;
+
+#[cfg(feature = "mcp")]
+pub use actuator_mcp as mcp;
 
 /// The names most programs need.
 pub mod prelude {
