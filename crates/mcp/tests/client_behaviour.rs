@@ -158,3 +158,47 @@ async fn a_server_that_cannot_start_is_a_clear_source_error() {
         err.message()
     );
 }
+
+fn server_pid(dir: &std::path::Path) -> u32 {
+    std::fs::read_to_string(dir.join("pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+async fn wait_gone(pid: u32) {
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while proc.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!proc.exists(), "the server process {pid} is still running");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_child_process_ends_with_the_client() {
+    // Closed explicitly.
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = quirky(dir.path()) else {
+        return;
+    };
+    let client = McpClient::new(server);
+    client.connect().await.unwrap();
+    let pid = server_pid(dir.path());
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    client.close().await;
+    wait_gone(pid).await;
+
+    // Dropped, with tools made from it dropped too.
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = quirky(dir.path()) else {
+        return;
+    };
+    let client = McpClient::new(server);
+    let tools = mcp_tools(&client).list().await.unwrap();
+    let pid = server_pid(dir.path());
+    drop(tools);
+    drop(client);
+    wait_gone(pid).await;
+}

@@ -75,6 +75,23 @@ async fn our_client_against_our_server_round_trip() {
     let again = common::exec_one(&tools, "add", json!({"x": 1, "y": 1})).await;
     assert_eq!(again.content.text(), "2");
     client.close().await;
+
+    // Headers reach the server: the token as a plain header works too, a wrong one is a
+    // clear connection error.
+    let by_header =
+        McpClient::new(McpServer::http(http.url()).header("Authorization", "Bearer t0k"));
+    assert_eq!(
+        mcp_tools(&by_header).list().await.unwrap().len(),
+        originals.len()
+    );
+    by_header.close().await;
+    let wrong = McpClient::new(
+        McpServer::http(http.url())
+            .name("ours")
+            .bearer_token("nope"),
+    );
+    let err = mcp_tools(&wrong).list().await.unwrap_err();
+    assert!(err.to_string().contains("MCP server 'ours'"), "{err}");
     http.shutdown().await;
 }
 

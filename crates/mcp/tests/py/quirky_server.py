@@ -70,6 +70,8 @@ async def call_tool(ctx, params) -> types.CallToolResult:
 
 
 async def main() -> None:
+    with open(os.path.join(MARKER_DIR, "pid"), "w") as f:
+        f.write(str(os.getpid()))
     server = Server("quirky", on_list_tools=list_tools, on_call_tool=call_tool)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     async with stdio_server() as (read, write):
