@@ -102,7 +102,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 log_dir = args
                     .next()
                     .map(PathBuf::from)
-                    .ok_or("--log-dir needs a directory")?
+                    .ok_or("--log-dir needs a directory")?;
             }
             other => {
                 return Err(

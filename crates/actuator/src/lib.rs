@@ -16,6 +16,7 @@
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
 //! | `eval` | `Task`, datasets, scorers, `eval` with progress, logs `inspect view` reads | `eval` |
+//! | `mcp` | MCP servers' tools for agents (`mcp_tools`, a `ToolSource`), and `ToolDef`s served over MCP (`ToolServer`, `serve_stdio`, `serve_http`) | `mcp` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
@@ -73,6 +74,9 @@ pub use actuator_eval as eval;
 pub use actuator_sandbox as sandbox;
 #[cfg(feature = "tools")]
 pub use actuator_tools as tools;
+
+#[cfg(feature = "mcp")]
+pub use actuator_mcp as mcp;
 
 /// The names most programs need.
 pub mod prelude {

@@ -20,6 +20,7 @@ use tracing::Instrument;
 
 use crate::agent::AgentError;
 use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage, Scope};
+use crate::source::ToolSet;
 
 #[derive(Clone)]
 struct Inner {
@@ -565,6 +566,29 @@ impl RunContext {
             .map_err(AgentError::new)?;
         self.record_waiting(result.waiting);
         Ok(result)
+    }
+
+    /// Resolves `tools` for one turn ([`ToolSet::resolve`]) under the run's time limits: the
+    /// fixed tools and each source's current tools, checked as a set (D7). Call it once per
+    /// turn and use the result both to generate and to run that turn's calls; a source that
+    /// fails is an [`AgentErrorKind::Tools`](crate::AgentErrorKind) error for the turn.
+    ///
+    /// ```
+    /// use actuator_agent::{RunContext, ToolSet};
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let tools = RunContext::new().resolve_tools(&ToolSet::new()).await.unwrap();
+    /// assert!(tools.is_empty());
+    /// # });
+    /// ```
+    pub async fn resolve_tools(&self, tools: &ToolSet) -> Result<Vec<ToolDef>, AgentError> {
+        if !tools.has_sources() {
+            return tools.resolve().await.map_err(AgentError::new);
+        }
+        let span = tracing::info_span!("resolve_tools");
+        self.guard(tools.resolve().instrument(span))
+            .await
+            .map_err(AgentError::new)?
+            .map_err(AgentError::new)
     }
 
     /// When this context's own (innermost) scope's time or working limit passes.

@@ -9,6 +9,7 @@ use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 
 use crate::agent::{AgentError, AgentErrorKind};
 use crate::context::RunContext;
+use crate::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
 
 /// Which tool calls [`RunContext::generate_loop`] executes.
@@ -37,6 +38,9 @@ pub struct GenerateLoop {
     /// Executor settings (output limit, approval, concurrency); the run's context, sink and
     /// resources are added.
     pub execute: ExecuteOptions,
+    /// Tool sources asked once per turn; their tools join the loop's tools for that turn
+    /// (fixed tools in this set are added too).
+    pub sources: ToolSet,
 }
 
 impl GenerateLoop {
@@ -49,6 +53,13 @@ impl GenerateLoop {
     #[must_use]
     pub fn tool_calls(mut self, tool_calls: ToolCalls) -> Self {
         self.tool_calls = tool_calls;
+        self
+    }
+
+    /// Adds a tool source, resolved once per turn ([`RunContext::resolve_tools`]).
+    #[must_use]
+    pub fn tool_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.sources.push_source(source);
         self
     }
 
@@ -104,20 +115,35 @@ impl RunContext {
         tools: &[ToolDef],
         options: &GenerateLoop,
     ) -> Result<(), AgentError> {
-        let infos: Vec<Arc<ToolInfo>> = tools.iter().map(ToolDef::info_arc).collect();
+        let fixed_infos: Vec<Arc<ToolInfo>> = tools.iter().map(ToolDef::info_arc).collect();
         let execute = self.execute_options_from(&options.execute);
         let mut tool_choice = options.tool_choice.clone();
+        let dynamic =
+            options.sources.has_sources() || options.sources.fixed_tools().next().is_some();
+        let mut resolved: Vec<ToolDef>;
+        let mut resolved_infos: Vec<Arc<ToolInfo>>;
         loop {
+            let (tools, infos): (&[ToolDef], &[Arc<ToolInfo>]) = if dynamic {
+                let set = ToolSet::new()
+                    .tools(tools.iter().cloned())
+                    .tools(options.sources.fixed_tools().cloned());
+                let set = options
+                    .sources
+                    .sources()
+                    .fold(set, |set, s| set.source(Arc::clone(s)));
+                resolved = self
+                    .resolve_tools(&set)
+                    .await
+                    .map_err(|e| e.or_state(state))?;
+                resolved_infos = resolved.iter().map(ToolDef::info_arc).collect();
+                (&resolved, &resolved_infos)
+            } else {
+                (tools, &fixed_infos)
+            };
             self.check_messages(state.messages.len(), true)
                 .map_err(|e| AgentError::with_state(e, state.clone()))?;
             let output = self
-                .generate(
-                    model,
-                    &state.messages,
-                    &infos,
-                    &tool_choice,
-                    &options.config,
-                )
+                .generate(model, &state.messages, infos, &tool_choice, &options.config)
                 .await
                 .map_err(|e| e.or_state(state))?;
             let Some(message) = output.message().cloned() else {

@@ -11,6 +11,8 @@
 //! - [`RunContext::generate`] and [`RunContext::execute_tools`]: the one place where a model is
 //!   called and tools run, with events, spans, time limits and usage, for react and for any
 //!   agent a user writes.
+//! - [`ToolSource`] and [`ToolSet`]: tools that can change between turns (an MCP server's),
+//!   resolved once per turn with the fixed tools ([`RunContext::resolve_tools`]).
 //! - [`react`]: the react agent with every parameter of the reference.
 //! - Message filters ([`content_only`], [`remove_tools`], [`last_message`], [`trim_messages`])
 //!   and [`compaction`] strategies.
@@ -36,6 +38,9 @@ pub use limits::{
 
 mod context;
 pub use context::{MissingRunContext, RunContext, SpanGuard};
+
+mod source;
+pub use source::{ToolSet, ToolSetError, ToolSource, ToolSourceError};
 
 mod generate;
 pub use generate::{GenerateLoop, ToolCalls};

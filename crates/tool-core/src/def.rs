@@ -62,6 +62,9 @@ pub struct ToolSpec {
     validator: OnceLock<Result<ArgumentValidator, ToolDefError>>,
     /// Whether every parameter must be described (D6); off only for foreign tools.
     param_descriptions_required: bool,
+    /// Whether arguments are validated against the schema here; off only for foreign tools
+    /// whose schema our validator cannot compile (their server validates).
+    validate_arguments: bool,
 }
 
 impl ToolSpec {
@@ -71,6 +74,7 @@ impl ToolSpec {
             info: Arc::new(info),
             validator: OnceLock::new(),
             param_descriptions_required: true,
+            validate_arguments: true,
         }
     }
 
@@ -217,6 +221,7 @@ impl ToolDef {
             parameters: ToolParams::default(),
             param_descriptions: Vec::new(),
             param_descriptions_required: true,
+            validate_arguments: true,
             options: ToolOptions::default(),
             handler: None,
         }
@@ -339,6 +344,9 @@ impl ToolDef {
     pub fn check(&self) -> Result<(), ToolDefError> {
         validate_tool_name(self.name())?;
         check_descriptions(self.info(), self.spec.param_descriptions_required)?;
+        if !self.spec.validate_arguments {
+            return Ok(());
+        }
         match self.spec.validator() {
             Ok(_) => Ok(()),
             Err(e) => Err(e.clone()),
@@ -348,7 +356,12 @@ impl ToolDef {
     /// Validates a call's arguments (a JSON object) against the parameters schema.
     ///
     /// The validator is compiled on first use and shared by every clone of this tool.
+    /// A tool built with [`ToolDefBuilder::validate_arguments`]`(false)` accepts any
+    /// arguments here.
     pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+        if !self.spec.validate_arguments {
+            return Ok(());
+        }
         match self.spec.validator() {
             Ok(v) => v.validate(arguments),
             Err(e) => Err(ToolError::parsing(e.to_string())),
@@ -384,6 +397,7 @@ impl ToolDef {
     fn with_info(&self, info: ToolInfo) -> ToolDef {
         let mut spec = ToolSpec::new(info);
         spec.param_descriptions_required = self.spec.param_descriptions_required;
+        spec.validate_arguments = self.spec.validate_arguments;
         ToolDef {
             spec: Arc::new(spec),
             ..self.clone()
@@ -476,7 +490,9 @@ impl ToolDef {
         let mut info = self.info().clone();
         info.parameters = parameters;
         check_descriptions(&info, self.spec.param_descriptions_required)?;
-        ArgumentValidator::new(&info.name, &info.parameters)?;
+        if self.spec.validate_arguments {
+            ArgumentValidator::new(&info.name, &info.parameters)?;
+        }
         Ok(self.with_info(info))
     }
 
@@ -559,6 +575,7 @@ pub struct ToolDefBuilder {
     parameters: ToolParams,
     param_descriptions: Vec<(String, String)>,
     param_descriptions_required: bool,
+    validate_arguments: bool,
     options: ToolOptions,
     handler: Option<Handler>,
 }
@@ -628,6 +645,39 @@ impl ToolDefBuilder {
         self
     }
 
+    /// Whether arguments are validated against the parameters schema before the handler runs
+    /// (default `true`).
+    ///
+    /// Turn it off only for a tool that comes from elsewhere and validates its own arguments,
+    /// whose schema this crate's validator cannot compile (an MCP server's tool with a dialect
+    /// or keyword the validator refuses): the model still sees the schema, the tool is still
+    /// callable, and its server reports bad arguments. `build` then does not compile the
+    /// schema, and [`ToolDef::validate`] accepts any arguments.
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
+    /// use serde_json::json;
+    /// let params = ToolParams::from_value(&json!({
+    ///     "properties": {"q": {"type": "string", "pattern": "(unclosed"}}
+    /// })).unwrap();
+    /// let build = |validate: bool| ToolDef::builder("search")
+    ///     .description("Searches.")
+    ///     .parameters(params.clone())
+    ///     .require_param_descriptions(false)
+    ///     .validate_arguments(validate)
+    ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("") })
+    ///     .build();
+    /// assert!(build(true).is_err());
+    /// let tool = build(false).unwrap();
+    /// assert!(tool.check().is_ok());
+    /// assert!(tool.validate(&json!({"q": 5})).is_ok());
+    /// ```
+    #[must_use]
+    pub fn validate_arguments(mut self, validate: bool) -> Self {
+        self.validate_arguments = validate;
+        self
+    }
+
     /// Whether calls may run concurrently with neighbouring parallel calls (default `false`).
     #[must_use]
     pub fn parallel(mut self, parallel: bool) -> Self {
@@ -694,11 +744,16 @@ impl ToolDefBuilder {
         let handler = self.handler.ok_or_else(|| ToolDefError::MissingHandler {
             name: info.name.clone(),
         })?;
-        let validator = ArgumentValidator::new(&info.name, &info.parameters)?;
+        let validator = if self.validate_arguments {
+            OnceLock::from(Ok(ArgumentValidator::new(&info.name, &info.parameters)?))
+        } else {
+            OnceLock::new()
+        };
         let spec = ToolSpec {
             info: Arc::new(info),
-            validator: OnceLock::from(Ok(validator)),
+            validator,
             param_descriptions_required: self.param_descriptions_required,
+            validate_arguments: self.validate_arguments,
         };
         Ok(ToolDef {
             spec: Arc::new(spec),

@@ -1,6 +1,7 @@
 //! [`ReactAgent`] and its loop (§9.4): generate, handle a context overflow, land the calls and
 //! look for a submission, then ask `on_continue` how to go on.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use actuator_events::{Event, InfoEvent, SharedMessages};
@@ -18,6 +19,7 @@ use crate::compaction::{CompactionStrategy, Compactor};
 use crate::context::RunContext;
 use crate::filter::MessageFilter;
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
+use crate::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
 
 /// A react agent. Build one with [`react`](crate::react).
@@ -26,6 +28,7 @@ pub struct ReactAgent {
     pub(super) description: Option<String>,
     pub(super) system_message: Option<String>,
     pub(super) tools: Vec<ToolDef>,
+    pub(super) sources: Vec<Arc<dyn ToolSource>>,
     pub(super) infos: Vec<Arc<ToolInfo>>,
     pub(super) model: ReactModel,
     pub(super) attempts: AgentAttempts,
@@ -53,6 +56,12 @@ impl std::fmt::Debug for ReactAgent {
     }
 }
 
+/// The tools of one turn: the fixed ones, or those and the sources' resolved for the turn.
+struct Turn<'a> {
+    tools: Cow<'a, [ToolDef]>,
+    infos: Cow<'a, [Arc<ToolInfo>]>,
+}
+
 /// How an overflow was recovered from.
 enum Recovery {
     Compaction,
@@ -68,7 +77,8 @@ enum Landed {
 }
 
 impl ReactAgent {
-    /// The tools offered (including the submit tool).
+    /// The fixed tools offered (including the submit tool); tools from
+    /// [sources](super::builder::ReactBuilder::tool_source) are added to them each turn.
     pub fn tools(&self) -> &[ToolDef] {
         &self.tools
     }
@@ -81,6 +91,34 @@ impl ReactAgent {
     /// The submit tool's name, when there is one.
     pub fn submit_name(&self) -> Option<&str> {
         self.submit.as_ref().map(|s| s.name.as_str())
+    }
+
+    /// The turn's tools: the fixed tools as they are when there is no source, else the fixed
+    /// tools and every source's current tools, checked as a set (D7).
+    async fn turn_tools(
+        &self,
+        cx: &RunContext,
+        state: &AgentState,
+    ) -> Result<Turn<'_>, AgentError> {
+        if self.sources.is_empty() {
+            return Ok(Turn {
+                tools: Cow::Borrowed(&self.tools),
+                infos: Cow::Borrowed(&self.infos),
+            });
+        }
+        let mut set = ToolSet::new().tools(self.tools.iter().cloned());
+        for source in &self.sources {
+            set.push_source(Arc::clone(source));
+        }
+        let tools = cx
+            .resolve_tools(&set)
+            .await
+            .map_err(|e| e.or_state(state))?;
+        let infos = tools.iter().map(ToolDef::info_arc).collect();
+        Ok(Turn {
+            tools: Cow::Owned(tools),
+            infos: Cow::Owned(infos),
+        })
     }
 
     fn exec_options(&self, cx: &RunContext) -> ExecuteOptions {
@@ -98,6 +136,7 @@ impl ReactAgent {
         &self,
         state: &mut AgentState,
         cx: &RunContext,
+        turn: &Turn<'_>,
         compactor: Option<&mut Compactor>,
         recorded: &mut SharedMessages,
     ) -> Result<(), AgentError> {
@@ -107,7 +146,7 @@ impl ReactAgent {
             ReactModel::Agent(agent) => {
                 let taken = std::mem::take(state);
                 *state = agent
-                    .generate(taken, self.tools.clone(), cx.clone())
+                    .generate(taken, turn.tools.to_vec(), cx.clone())
                     .await?;
                 // The agent may hand back a new state: keep the run's limit on it.
                 state.attach(cx);
@@ -119,7 +158,7 @@ impl ReactAgent {
         let compacted = match compactor.as_deref_mut() {
             Some(c) => {
                 let (input, message) = c
-                    .compact_input(model, &state.messages, &self.infos, false, cx)
+                    .compact_input(model, &state.messages, &turn.infos, false, cx)
                     .await
                     .map_err(|e| e.or_state(state))?;
                 if let Some(m) = message {
@@ -141,14 +180,14 @@ impl ReactAgent {
                         model,
                         input,
                         recorded,
-                        &self.infos,
+                        &turn.infos,
                         &ToolChoice::Auto,
                         &self.config,
                     )
                     .await
                 }
                 Some(_) => {
-                    cx.generate(model, input, &self.infos, &ToolChoice::Auto, &self.config)
+                    cx.generate(model, input, &turn.infos, &ToolChoice::Auto, &self.config)
                         .await
                 }
             };
@@ -181,6 +220,7 @@ impl ReactAgent {
         &self,
         state: &mut AgentState,
         cx: &RunContext,
+        infos: &[Arc<ToolInfo>],
         compactor: Option<&mut Compactor>,
         compaction_allowed: bool,
     ) -> Option<Recovery> {
@@ -190,7 +230,7 @@ impl ReactAgent {
             (compactor, compaction_allowed, &self.model)
         {
             match c
-                .compact_input(model.as_ref(), &previous, &self.infos, true, cx)
+                .compact_input(model.as_ref(), &previous, infos, true, cx)
                 .await
             {
                 Ok((_, message)) => {
@@ -233,11 +273,12 @@ impl ReactAgent {
         &self,
         state: &mut AgentState,
         cx: &RunContext,
+        tools: &[ToolDef],
         options: &ExecuteOptions,
         attempt_count: &mut u32,
     ) -> Result<Landed, AgentError> {
         let result = cx
-            .execute_tools(&state.messages, &self.tools, options)
+            .execute_tools(&state.messages, tools, options)
             .await
             .map_err(|e| e.or_state(state))?;
         let answer = self
@@ -339,7 +380,8 @@ impl ReactAgent {
         loop {
             // 1. Generate the next turn.
             cx.check_time().map_err(|e| fail(e, &state))?;
-            self.generate(&mut state, &cx, compactor.as_mut(), &mut recorded)
+            let turn = self.turn_tools(&cx, &state).await?;
+            self.generate(&mut state, &cx, &turn, compactor.as_mut(), &mut recorded)
                 .await?;
             let output = state.output();
             let stop = output.stop_reason();
@@ -348,7 +390,13 @@ impl ReactAgent {
             if stop == Some(StopReason::ModelLength) {
                 recorded = SharedMessages::new();
                 match self
-                    .handle_overflow(&mut state, &cx, compactor.as_mut(), !overflow_compacted)
+                    .handle_overflow(
+                        &mut state,
+                        &cx,
+                        &turn.infos,
+                        compactor.as_mut(),
+                        !overflow_compacted,
+                    )
                     .await
                 {
                     Some(Recovery::Compaction) => {
@@ -375,7 +423,13 @@ impl ReactAgent {
             if called_tools {
                 let attempts_before = attempt_count;
                 let landed = self
-                    .land_calls(&mut state, &cx, &exec_options, &mut attempt_count)
+                    .land_calls(
+                        &mut state,
+                        &cx,
+                        &turn.tools,
+                        &exec_options,
+                        &mut attempt_count,
+                    )
                     .await?;
                 if attempt_count != attempts_before {
                     recorded = SharedMessages::new(); // the submission edited the history

@@ -13,6 +13,7 @@ use super::config::{ModelAgent, ReactModel};
 use super::submit::{SubmitSettings, submit_tool};
 use crate::agent::AgentError;
 use crate::compaction::CompactionStrategy;
+use crate::source::{ToolSet, ToolSource};
 
 /// Builds a react agent. Start with [`react`].
 #[derive(Clone, Default)]
@@ -21,6 +22,7 @@ pub struct ReactBuilder {
     description: Option<String>,
     prompt: Option<AgentPrompt>,
     tools: Vec<ToolDef>,
+    sources: Vec<Arc<dyn ToolSource>>,
     model: Option<ReactModel>,
     attempts: AgentAttempts,
     submit: Option<AgentSubmit>,
@@ -86,6 +88,24 @@ impl ReactBuilder {
     #[must_use]
     pub fn tools(mut self, tools: impl IntoIterator<Item = ToolDef>) -> Self {
         self.tools.extend(tools);
+        self
+    }
+
+    /// A source of tools that can change between turns (an MCP server's tools): asked once
+    /// per turn, before the generation, and its tools are offered and run that turn beside
+    /// the fixed tools. A source that fails to list, or a turn whose tools share a name (D7),
+    /// ends the run with [`AgentErrorKind::Tools`](crate::AgentErrorKind::Tools), the state kept.
+    #[must_use]
+    pub fn tool_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.sources.push(source);
+        self
+    }
+
+    /// Fixed tools and sources together (see [`tool_source`](Self::tool_source)).
+    #[must_use]
+    pub fn tool_set(mut self, set: ToolSet) -> Self {
+        self.tools.extend(set.fixed_tools().cloned());
+        self.sources.extend(set.sources().cloned());
         self
     }
 
@@ -234,6 +254,7 @@ impl ReactBuilder {
             description: self.description,
             system_message,
             tools,
+            sources: self.sources,
             infos,
             model,
             attempts: self.attempts,

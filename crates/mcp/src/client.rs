@@ -1,0 +1,256 @@
+//! [`McpClient`]: one connection to an MCP server, made on first use, re-made after the server
+//! dies, and closed (the child process killed) when the client closes or its last clone drops.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt};
+
+use crate::config::{McpServer, Transport};
+use crate::error::McpError;
+
+/// Receives the server's notifications: a list-changed marks the tool list stale.
+pub(crate) struct Handler {
+    stale: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        tracing::debug!("MCP server sent tools/list_changed");
+        self.stale.store(true, Ordering::SeqCst);
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("actuator", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// A live connection.
+pub(crate) struct Connection {
+    service: RunningService<RoleClient, Handler>,
+    /// Set by a list-changed notification (and initially), cleared by a listing.
+    pub(crate) stale: Arc<AtomicBool>,
+    /// Set when a call found the transport closed.
+    pub(crate) dead: Arc<AtomicBool>,
+    /// The server's tools as last listed (their JSON form).
+    pub(crate) listed: Option<Arc<Vec<rmcp::model::Tool>>>,
+}
+
+impl Connection {
+    fn alive(&self) -> bool {
+        !self.dead.load(Ordering::SeqCst)
+            && !self.service.is_closed()
+            && !self.service.peer().is_transport_closed()
+    }
+
+    pub(crate) fn peer(&self) -> Peer<RoleClient> {
+        self.service.peer().clone()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) server: McpServer,
+    pub(crate) connection: tokio::sync::Mutex<Option<Connection>>,
+    /// Problems with the server's tools already reported (each once).
+    reported: Mutex<(HashSet<String>, Vec<String>)>,
+    /// How many connections were made (a reconnect adds one).
+    connects: std::sync::atomic::AtomicUsize,
+}
+
+impl Inner {
+    /// Reports a problem with the server's tools once: a warning in the log, and a line in
+    /// [`McpClient::reports`].
+    pub(crate) fn report_once(&self, key: String, message: String) {
+        let mut reported = self
+            .reported
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if reported.0.insert(key) {
+            tracing::warn!(server = %self.server.name, "{message}");
+            reported.1.push(message);
+        }
+    }
+}
+
+/// A client of one MCP server: the connection is made on first use ([`connect`](Self::connect)
+/// or the first listing), the tool list is cached until the server says it changed
+/// (`notifications/tools/list_changed`), and a connection found dead is made again on the
+/// next listing (the next turn). Cloning shares the connection; [`close`](Self::close), or
+/// dropping the last clone and every tool made from it, ends it (a stdio server's child
+/// process is killed).
+///
+/// Use [`mcp_tools`](crate::mcp_tools) to offer its tools to an agent.
+#[derive(Clone)]
+pub struct McpClient {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.inner.server.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// A client of `server` (nothing is started until first use).
+    pub fn new(server: McpServer) -> Self {
+        McpClient {
+            inner: Arc::new(Inner {
+                server,
+                connection: tokio::sync::Mutex::new(None),
+                reported: Mutex::new((HashSet::new(), Vec::new())),
+                connects: std::sync::atomic::AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// The server's settings.
+    pub fn server(&self) -> &McpServer {
+        &self.inner.server
+    }
+
+    /// Connects now (when not connected already), so a wrong command or URL is found before
+    /// a run starts.
+    pub async fn connect(&self) -> Result<(), McpError> {
+        let mut guard = self.inner.connection.lock().await;
+        ensure_connected(&self.inner, &mut guard).await.map(|_| ())
+    }
+
+    /// Closes the connection (a stdio server's process is stopped). The next use connects
+    /// again.
+    pub async fn close(&self) {
+        let taken = self.inner.connection.lock().await.take();
+        if let Some(mut c) = taken {
+            let _ = c.service.close().await;
+        }
+    }
+
+    /// How many times a connection was made (1 after the first use; a reconnect adds one).
+    pub fn connections_made(&self) -> usize {
+        self.inner.connects.load(Ordering::SeqCst)
+    }
+
+    /// Problems found with the server's tools, each reported once (also logged as warnings):
+    /// schemas our validator cannot compile (the tool is still offered and its server
+    /// validates), and names no provider accepts (the tool is left out).
+    pub fn reports(&self) -> Vec<String> {
+        self.inner
+            .reported
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1
+            .clone()
+    }
+
+    pub(crate) fn downgrade(&self) -> Weak<Inner> {
+        Arc::downgrade(&self.inner)
+    }
+}
+
+/// Makes sure `slot` holds a live connection, connecting (again) when it does not.
+pub(crate) async fn ensure_connected<'a>(
+    inner: &Inner,
+    slot: &'a mut Option<Connection>,
+) -> Result<&'a mut Connection, McpError> {
+    if slot.as_ref().is_some_and(|c| !c.alive()) {
+        tracing::info!(server = %inner.server.name, "MCP server connection is closed; reconnecting");
+        if let Some(mut dead) = slot.take() {
+            let _ = dead.service.close().await;
+        }
+    }
+    if slot.is_none() {
+        let server = &inner.server;
+        let connecting = tokio::time::timeout(server.connect_timeout, connect(server));
+        let connection = match connecting.await {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(McpError::ConnectTimeout {
+                    server: server.name.clone(),
+                    seconds: server.connect_timeout.as_secs_f64(),
+                });
+            }
+        };
+        inner.connects.fetch_add(1, Ordering::SeqCst);
+        *slot = Some(connection);
+    }
+    slot.as_mut().ok_or_else(|| McpError::Connect {
+        server: inner.server.name.clone(),
+        reason: "no connection".into(),
+    })
+}
+
+async fn connect(server: &McpServer) -> Result<Connection, McpError> {
+    let stale = Arc::new(AtomicBool::new(true));
+    let handler = Handler {
+        stale: Arc::clone(&stale),
+    };
+    let connect_error = |reason: String| McpError::Connect {
+        server: server.name.clone(),
+        reason,
+    };
+    let handshake_error = |e: rmcp::service::ClientInitializeError| McpError::Handshake {
+        server: server.name.clone(),
+        reason: e.to_string(),
+    };
+    let service = match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env).kill_on_drop(true);
+            if let Some(dir) = cwd {
+                cmd.current_dir(dir);
+            }
+            let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::inherit())
+                .spawn()
+                .map_err(|e| connect_error(format!("could not run '{command}': {e}")))?;
+            handler.serve(transport).await.map_err(handshake_error)?
+        }
+        Transport::Http {
+            url,
+            headers,
+            bearer,
+        } => {
+            use axum::http::{HeaderName, HeaderValue};
+            use rmcp::transport::StreamableHttpClientTransport;
+            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+            let mut custom = std::collections::HashMap::new();
+            for (name, value) in headers {
+                let n = HeaderName::try_from(name.as_str())
+                    .map_err(|e| McpError::Config(format!("header name '{name}': {e}")))?;
+                let v = HeaderValue::try_from(value.as_str())
+                    .map_err(|e| McpError::Config(format!("value of header '{name}': {e}")))?;
+                custom.insert(n, v);
+            }
+            let mut config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            if let Some(token) = bearer {
+                config = config.auth_header(token.clone());
+            }
+            let transport = StreamableHttpClientTransport::from_config(config);
+            handler.serve(transport).await.map_err(handshake_error)?
+        }
+    };
+    Ok(Connection {
+        service,
+        stale,
+        dead: Arc::new(AtomicBool::new(false)),
+        listed: None,
+    })
+}

@@ -1,0 +1,164 @@
+//! [`McpServer`]: how to reach an MCP server (a child process over stdio, or a URL over
+//! streamable HTTP) and how its tools behave.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How the client reaches a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Transport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+        bearer: Option<String>,
+    },
+}
+
+/// An MCP server to connect to: over stdio (a child process the client starts and kills when
+/// it closes or is dropped) or over streamable HTTP (a URL, with headers for authentication).
+///
+/// ```
+/// use std::time::Duration;
+/// use actuator_mcp::McpServer;
+///
+/// let fs = McpServer::stdio("node", ["server.js", "/tmp/work"])
+///     .name("filesystem")
+///     .env("NO_UPDATE_NOTIFIER", "1")
+///     .timeout(Duration::from_secs(30));
+/// assert_eq!(fs.server_name(), "filesystem");
+///
+/// let remote = McpServer::http("http://127.0.0.1:8000/mcp").bearer_token("s3cret");
+/// assert_eq!(remote.server_name(), "http://127.0.0.1:8000/mcp");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServer {
+    pub(crate) name: String,
+    pub(crate) transport: Transport,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) parallel: bool,
+}
+
+/// How long connecting (spawning or reaching the server and the MCP handshake) may take unless
+/// told otherwise.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl McpServer {
+    /// A server started as a child process (`command` with `args`), spoken to over its stdin and
+    /// stdout. Its stderr is passed through to this process's stderr. Named after the command
+    /// unless [`name`](Self::name) says otherwise.
+    pub fn stdio(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let command = command.into();
+        McpServer {
+            name: command.clone(),
+            transport: Transport::Stdio {
+                command,
+                args: args.into_iter().map(Into::into).collect(),
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            parallel: true,
+        }
+    }
+
+    /// A server reached over streamable HTTP at `url` (`http://…`). Named after the URL unless
+    /// [`name`](Self::name) says otherwise.
+    pub fn http(url: impl Into<String>) -> Self {
+        let url = url.into();
+        McpServer {
+            name: url.clone(),
+            transport: Transport::Http {
+                url,
+                headers: Vec::new(),
+                bearer: None,
+            },
+            timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            parallel: true,
+        }
+    }
+
+    /// The server's name, for errors and logs.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The name errors and logs use.
+    pub fn server_name(&self) -> &str {
+        &self.name
+    }
+
+    /// An environment variable for the child process (stdio only; ignored for HTTP).
+    #[must_use]
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Stdio { env, .. } = &mut self.transport {
+            env.insert(key.into(), value.into());
+        }
+        self
+    }
+
+    /// The child process's working directory (stdio only; ignored for HTTP).
+    #[must_use]
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Transport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// A header sent with every request (HTTP only; ignored for stdio).
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Http { headers, .. } = &mut self.transport {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// A bearer token, sent as `Authorization: Bearer {token}` (HTTP only).
+    #[must_use]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let Transport::Http { bearer, .. } = &mut self.transport {
+            *bearer = Some(token.into());
+        }
+        self
+    }
+
+    /// The timeout of every call to the server's tools (the `ToolDef`'s timeout: the executor
+    /// stops the call with the `timeout` error, and the server is told the request was
+    /// cancelled). Default: none.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long connecting may take (default [`DEFAULT_CONNECT_TIMEOUT`]).
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Whether the server's tools may run concurrently with neighbouring parallel calls
+    /// (default `true`, as the reference's MCP tools; one session serves concurrent calls).
+    #[must_use]
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
+    }
+}

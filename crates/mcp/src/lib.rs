@@ -1,0 +1,47 @@
+//! # actuator-mcp
+//!
+//! The Model Context Protocol both ways, on the official Rust SDK (`rmcp`):
+//!
+//! - **Client**: an MCP server's tools as [`ToolDef`](actuator_tool_core::ToolDef)s for
+//!   agents. [`McpServer`] says how to reach it (a child process over stdio, or streamable
+//!   HTTP with headers); [`McpClient`] holds the connection (made on first use, made again
+//!   after the server dies, closed with the client); [`mcp_tools`] is a
+//!   [`ToolSource`](actuator_agent::ToolSource) that lists the tools once per turn (re-listed
+//!   when the server says its list changed), with a name prefix and a glob filter.
+//!   Calls are forwarded with cancellation (a dropped call sends `notifications/cancelled`)
+//!   under the server's timeout; results become [`Content`](actuator_tool_core::Content)
+//!   (text, image, audio, resources); `isError` is a recoverable tool error the model reads;
+//!   a dead server is a tool error saying so. A schema our validator cannot compile is
+//!   reported once ([`McpClient::reports`]) and the tool stays callable (the server
+//!   validates).
+//! - **Server**: [`serve_stdio`] and [`serve_http`] offer a set of `ToolDef`s to any MCP
+//!   client, with the same validation, classification and texts as the executor.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use actuator_mcp::{McpClient, McpServer, mcp_tools};
+//!
+//! let fs = McpClient::new(
+//!     McpServer::stdio("npx", ["-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"])
+//!         .name("filesystem"),
+//! );
+//! let source = Arc::new(mcp_tools(&fs).prefix("fs_"));
+//! // actuator_agent::react().tool_source(source).model(…).build()
+//! # let _ = source;
+//! ```
+
+mod client;
+mod config;
+mod convert;
+mod error;
+mod http;
+mod server;
+mod tools;
+
+pub use client::McpClient;
+pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
+pub use convert::{content_from_mcp, content_to_mcp, output_from_result};
+pub use error::McpError;
+pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
+pub use server::{ServeOptions, ToolServer};
+pub use tools::{McpTools, mcp_tools};

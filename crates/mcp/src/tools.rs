@@ -1,0 +1,281 @@
+//! [`mcp_tools`]: an MCP server's tools as a [`ToolSource`], each a [`ToolDef`] whose calls
+//! are forwarded to the server.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+
+use actuator_agent::{ToolSource, ToolSourceError};
+use actuator_model::BoxFuture;
+use actuator_tool_core::{
+    ArgumentValidator, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolOutput,
+    ToolParams, validate_tool_name,
+};
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, ErrorCode};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::Value;
+
+use crate::client::{Inner, McpClient, ensure_connected};
+use crate::convert::output_from_result;
+use crate::error::McpError;
+
+/// An MCP server's tools as a [`ToolSource`]: listed once per turn from the client's cache
+/// (re-listed after the server's list-changed notification, or after a reconnect), with an
+/// optional name prefix and glob filter, as the reference's `mcp_tools(server, tools=[…])`.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use actuator_mcp::{McpClient, McpServer, mcp_tools};
+///
+/// let client = McpClient::new(McpServer::stdio("mcp-server-time", Vec::<String>::new()).name("time"));
+/// let tools = mcp_tools(&client).prefix("time_").filter(["get_*"]).unwrap();
+/// // react().tool_source(Arc::new(tools)) …
+/// # let _ = Arc::new(tools);
+/// ```
+#[derive(Clone)]
+pub struct McpTools {
+    client: McpClient,
+    name: String,
+    prefix: String,
+    filter: Vec<glob::Pattern>,
+}
+
+impl std::fmt::Debug for McpTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTools")
+            .field("server", &self.name)
+            .field("prefix", &self.prefix)
+            .field(
+                "filter",
+                &self.filter.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// The tools of `client`'s server, as a [`ToolSource`] (all of them, unprefixed, until
+/// [`McpTools::prefix`] and [`McpTools::filter`] say otherwise).
+pub fn mcp_tools(client: &McpClient) -> McpTools {
+    McpTools {
+        client: client.clone(),
+        name: client.server().server_name().to_owned(),
+        prefix: String::new(),
+        filter: Vec::new(),
+    }
+}
+
+impl McpTools {
+    /// A prefix for every tool's name (`fs_` makes `read_file` `fs_read_file`); calls still
+    /// use the server's name. A prefixed name must still be a valid tool name.
+    #[must_use]
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Keeps only the tools whose server name matches one of these globs (`*`, `?`, `[…]`,
+    /// as the reference's `fnmatch`). Fails on an invalid pattern.
+    pub fn filter(
+        mut self,
+        patterns: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> Result<Self, McpError> {
+        self.filter = patterns
+            .into_iter()
+            .map(|p| {
+                glob::Pattern::new(p.as_ref())
+                    .map_err(|e| McpError::Config(format!("tool filter '{}': {e}", p.as_ref())))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(self)
+    }
+
+    /// The server's tools now, converted and filtered.
+    pub async fn list(&self) -> Result<Vec<ToolDef>, McpError> {
+        let inner = &self.client.inner;
+        let mut guard = inner.connection.lock().await;
+        let connection = ensure_connected(inner, &mut guard).await?;
+        let stale = connection.stale.swap(false, Ordering::SeqCst);
+        let listed = match (&connection.listed, stale) {
+            (Some(listed), false) => Arc::clone(listed),
+            _ => {
+                let tools = connection.peer().list_all_tools().await.map_err(|e| {
+                    if matches!(e, ServiceError::TransportClosed) {
+                        connection.dead.store(true, Ordering::SeqCst);
+                    }
+                    connection.stale.store(true, Ordering::SeqCst);
+                    McpError::Request {
+                        server: inner.server.name.clone(),
+                        request: "tools/list".into(),
+                        reason: e.to_string(),
+                    }
+                })?;
+                let tools = Arc::new(tools);
+                connection.listed = Some(Arc::clone(&tools));
+                tools
+            }
+        };
+        let peer = connection.peer();
+        let dead = Arc::clone(&connection.dead);
+        drop(guard);
+        let mut defs = Vec::with_capacity(listed.len());
+        for tool in listed.iter() {
+            if !self.filter.is_empty() && !self.filter.iter().any(|p| p.matches(&tool.name)) {
+                continue;
+            }
+            let forward = Forward {
+                peer: peer.clone(),
+                dead: Arc::clone(&dead),
+                server: inner.server.name.clone(),
+                tool: tool.name.to_string(),
+                _client: self.client.downgrade(),
+            };
+            if let Some(def) = self.convert(inner, tool, forward) {
+                defs.push(def);
+            }
+        }
+        Ok(defs)
+    }
+
+    /// One server tool as a `ToolDef`, or `None` (reported once) when it cannot be one.
+    fn convert(
+        &self,
+        inner: &Inner,
+        tool: &rmcp::model::Tool,
+        forward: Forward,
+    ) -> Option<ToolDef> {
+        let server = &inner.server;
+        let name = format!("{}{}", self.prefix, tool.name);
+        if let Err(e) = validate_tool_name(&name) {
+            inner.report_once(
+                format!("name:{name}"),
+                format!(
+                    "MCP server '{}' tool '{}' is left out: {e}",
+                    server.name, tool.name
+                ),
+            );
+            return None;
+        }
+        let schema = Value::Object((*tool.input_schema).clone());
+        let (params, mut validate) = match ToolParams::from_value(&schema) {
+            Ok(p) => (p, true),
+            Err(e) => {
+                inner.report_once(
+                    format!("params:{name}:{schema}"),
+                    format!(
+                        "MCP server '{}' tool '{}' has an input schema that is not an object schema ({e}); it is offered without parameters and the server validates its arguments.",
+                        server.name, tool.name
+                    ),
+                );
+                (ToolParams::default(), false)
+            }
+        };
+        if validate && let Err(e) = ArgumentValidator::new(&name, &params) {
+            inner.report_once(
+                format!("schema:{name}:{schema}"),
+                format!(
+                    "MCP server '{}' tool '{}' has an input schema our validator cannot compile ({e}); the tool is still offered and the server validates its arguments.",
+                    server.name, tool.name
+                ),
+            );
+            validate = false;
+        }
+        let description = tool
+            .description
+            .as_deref()
+            .filter(|d| !d.trim().is_empty())
+            .map(str::to_owned)
+            .or_else(|| tool.title.clone())
+            .unwrap_or_else(|| {
+                format!("The '{}' tool of MCP server '{}'.", tool.name, server.name)
+            });
+        let mut builder = ToolDef::builder(name.clone())
+            .description(description)
+            .parameters(params)
+            .require_param_descriptions(false)
+            .validate_arguments(validate)
+            .parallel(server.parallel)
+            .handler(move |args: ToolArgs, _ctx: ToolContext| forward.clone().call(args));
+        if let Some(t) = server.timeout {
+            builder = builder.timeout(t);
+        }
+        match builder.build() {
+            Ok(def) => Some(def),
+            Err(e) => {
+                inner.report_once(
+                    format!("def:{name}"),
+                    format!(
+                        "MCP server '{}' tool '{}' is left out: {e}",
+                        server.name, tool.name
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+impl ToolSource for McpTools {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn tools(&self) -> BoxFuture<'_, Result<Vec<ToolDef>, ToolSourceError>> {
+        Box::pin(async move {
+            self.list()
+                .await
+                .map_err(|e| ToolSourceError::new(e.to_string()))
+        })
+    }
+}
+
+/// What a tool's handler needs to forward a call.
+#[derive(Clone)]
+struct Forward {
+    peer: Peer<RoleClient>,
+    dead: Arc<std::sync::atomic::AtomicBool>,
+    server: String,
+    tool: String,
+    /// The client is not kept alive by its tools' handlers beyond the connection itself.
+    _client: Weak<Inner>,
+}
+
+impl Forward {
+    /// Forwards the call. Dropping the future (the tool's timeout, a cancelled run) sends
+    /// the server `notifications/cancelled` for the request.
+    async fn call(self, args: ToolArgs) -> Result<ToolOutput, ToolFailure> {
+        let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
+        match self.peer.call_tool(params).await {
+            Ok(result) => {
+                let value = serde_json::to_value(&result).map_err(|e| {
+                    ToolError::new(format!(
+                        "MCP server '{}' returned a result that could not be read: {e}",
+                        self.server
+                    ))
+                })?;
+                Ok(output_from_result(&value)?)
+            }
+            Err(e) => Err(self.error(e).into()),
+        }
+    }
+
+    fn error(&self, e: ServiceError) -> ToolError {
+        match e {
+            ServiceError::McpError(data) if data.code == ErrorCode::INVALID_PARAMS => {
+                ToolError::parsing(data.message.to_string())
+            }
+            ServiceError::McpError(data) => ToolError::new(data.message.to_string()),
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                self.dead.store(true, Ordering::SeqCst);
+                ToolError::new(format!(
+                    "The MCP server '{}' is not running (its connection closed), so tool '{}' could not run. The connection is made again on the next turn.",
+                    self.server, self.tool
+                ))
+            }
+            ServiceError::Timeout { .. } => ToolError::timeout(),
+            other => ToolError::new(format!(
+                "MCP server '{}' failed to run tool '{}': {other}",
+                self.server, self.tool
+            )),
+        }
+    }
+}

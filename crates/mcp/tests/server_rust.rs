@@ -1,0 +1,340 @@
+//! Our server on its own terms: our client against it (names, schemas and error texts
+//! preserved), raw JSON-RPC (malformed input, unknown methods and tools, panics), HTTP
+//! protections (bearer token, Origin, body size), and a client that disconnects mid-call.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+#[path = "common/served.rs"]
+mod served;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use actuator_mcp::{
+    HttpOptions, McpClient, McpServer, ServeOptions, ToolServer, mcp_tools, serve_http,
+};
+use actuator_tool_core::{ToolContext, ToolErrorKind};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn server(cancelled: Arc<AtomicBool>) -> ToolServer {
+    ToolServer::new(
+        served::tools(cancelled),
+        ServeOptions::default().name("served"),
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_against_our_server_round_trip() {
+    let originals = served::tools(Arc::default());
+    let http = serve_http(
+        server(Arc::default()),
+        HttpOptions::default().bearer_token("t0k"),
+    )
+    .await
+    .unwrap();
+    let client = McpClient::new(McpServer::http(http.url()).name("ours").bearer_token("t0k"));
+    let tools = mcp_tools(&client).list().await.unwrap();
+    // Names, descriptions and schemas survive the trip.
+    assert_eq!(tools.len(), originals.len());
+    for (got, original) in tools.iter().zip(&originals) {
+        assert_eq!(got.name(), original.name());
+        assert_eq!(got.description(), original.description());
+        assert_eq!(got.parameters(), original.parameters());
+    }
+    let add = common::exec_one(&tools, "add", json!({"x": 3, "y": 4})).await;
+    assert_eq!(add.content.text(), "7");
+    // The server's validation error arrives with the executor's exact text (sent past our
+    // client's own validation with ToolDef::call).
+    let expected = common::exec_one(&originals, "add", json!({"x": "seven", "y": 4}))
+        .await
+        .error
+        .unwrap()
+        .message;
+    let add_def = tools.iter().find(|t| t.name() == "add").unwrap();
+    let err = add_def
+        .call(json!({"x": "seven", "y": 4}), ToolContext::new("c", "add"))
+        .await
+        .unwrap_err();
+    match err {
+        actuator_tool_core::ToolFailure::Recoverable(e) => assert_eq!(e.message(), expected),
+        other => panic!("expected a recoverable error, got {other:?}"),
+    }
+    // A panicking tool is a JSON-RPC error for that call; the server goes on.
+    let boom = common::exec_one(&tools, "explode", json!({})).await;
+    let error = boom.error.unwrap();
+    assert_eq!(error.kind, ToolErrorKind::Unknown);
+    assert!(
+        error.message.contains("panicked: boom"),
+        "{}",
+        error.message
+    );
+    let again = common::exec_one(&tools, "add", json!({"x": 1, "y": 1})).await;
+    assert_eq!(again.content.text(), "2");
+    client.close().await;
+
+    // Headers reach the server: the token as a plain header works too, a wrong one is a
+    // clear connection error.
+    let by_header =
+        McpClient::new(McpServer::http(http.url()).header("Authorization", "Bearer t0k"));
+    assert_eq!(
+        mcp_tools(&by_header).list().await.unwrap().len(),
+        originals.len()
+    );
+    by_header.close().await;
+    let wrong = McpClient::new(
+        McpServer::http(http.url())
+            .name("ours")
+            .bearer_token("nope"),
+    );
+    let err = mcp_tools(&wrong).list().await.unwrap_err();
+    assert!(err.to_string().contains("MCP server 'ours'"), "{err}");
+    http.shutdown().await;
+}
+
+/// A raw JSON-RPC session over an in-memory pipe.
+struct Raw {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+impl Raw {
+    async fn start(server: ToolServer) -> (Raw, tokio::task::JoinHandle<()>) {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (their_read, their_write) = tokio::io::split(theirs);
+        let task = tokio::spawn(async move {
+            let _ = server.serve_io(their_read, their_write).await;
+        });
+        let (read, write) = tokio::io::split(ours);
+        let mut raw = Raw {
+            write,
+            lines: BufReader::new(read).lines(),
+        };
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        )
+        .await;
+        let init = raw.response(0).await;
+        assert_eq!(init["result"]["serverInfo"]["name"], "served");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        (raw, task)
+    }
+
+    async fn send_line(&mut self, line: &str) {
+        self.write.write_all(line.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+        self.write.flush().await.unwrap();
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string()).await;
+    }
+
+    /// The next message with this id (bounded wait).
+    async fn response(&mut self, id: i64) -> Value {
+        let wait = async {
+            loop {
+                let line = self
+                    .lines
+                    .next_line()
+                    .await
+                    .unwrap()
+                    .expect("the server closed the pipe");
+                let message: Value = serde_json::from_str(&line).unwrap();
+                if message["id"] == id {
+                    return message;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), wait)
+            .await
+            .expect("a response within 10 s")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_errors_never_crash_the_server() {
+    let (mut raw, _task) = Raw::start(server(Arc::default())).await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "no/such_method"}))
+        .await;
+    assert_eq!(raw.response(1).await["error"]["code"], -32601);
+
+    raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "nope", "arguments": {}}}))
+        .await;
+    let unknown = raw.response(2).await;
+    assert_eq!(unknown["error"]["code"], -32602);
+    assert_eq!(unknown["error"]["message"], "Tool nope not found");
+
+    raw.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "explode", "arguments": {}}}))
+        .await;
+    let boom = raw.response(3).await;
+    assert_eq!(boom["error"]["code"], -32603);
+    assert!(
+        boom["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("panicked: boom")
+    );
+
+    raw.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"x": "seven", "y": 4}}}))
+        .await;
+    let invalid = raw.response(4).await;
+    assert_eq!(invalid["result"]["isError"], true);
+
+    // Malformed input: the line is not JSON-RPC. The server answers or drops it, and lives.
+    raw.send_line("{this is not json").await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"x": 2, "y": 2}}}))
+        .await;
+    let ok = raw.response(5).await;
+    assert_eq!(ok["result"]["content"][0]["text"], "4", "{ok}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_notification_cancels_the_call() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let (mut raw, _task) = Raw::start(server(cancelled.clone())).await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!cancelled.load(Ordering::SeqCst));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "changed my mind"}}),
+    )
+    .await;
+    wait_for(&cancelled).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_mid_call_cancels_it() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let (mut raw, task) = Raw::start(server(cancelled.clone())).await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(raw);
+    wait_for(&cancelled).await;
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("the server ended")
+        .unwrap();
+}
+
+async fn wait_for(flag: &AtomicBool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !flag.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(flag.load(Ordering::SeqCst), "the call was not cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_checks_the_token_the_origin_and_the_body_size() {
+    let options = HttpOptions {
+        max_body_bytes: 64 * 1024,
+        ..HttpOptions::default().bearer_token("t0k")
+    };
+    let http = serve_http(server(Arc::default()), options).await.unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let post = |token: Option<&str>, origin: Option<&str>, body: String| {
+        let client = reqwest::Client::new();
+        let mut request = client
+            .post(http.url())
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(t) = token {
+            request = request.bearer_auth(t);
+        }
+        if let Some(o) = origin {
+            request = request.header("Origin", o);
+        }
+        request.send()
+    };
+    let none = post(None, None, init.to_string()).await.unwrap();
+    assert_eq!(none.status(), 401);
+    assert_eq!(none.headers()["www-authenticate"], "Bearer");
+    assert_eq!(
+        post(Some("wrong"), None, init.to_string())
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
+    let evil = post(Some("t0k"), Some("http://evil.example"), init.to_string())
+        .await
+        .unwrap();
+    assert_eq!(evil.status(), 403);
+    let local = post(Some("t0k"), Some("http://localhost:3000"), init.to_string())
+        .await
+        .unwrap();
+    assert_eq!(local.status(), 200);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(100 * 1024)
+    );
+    assert_eq!(post(Some("t0k"), None, big).await.unwrap().status(), 413);
+    let garbage = post(Some("t0k"), None, "{not json".into()).await.unwrap();
+    assert!(garbage.status().is_client_error(), "{}", garbage.status());
+    // Still serving.
+    assert_eq!(
+        post(Some("t0k"), None, init.to_string())
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    http.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tools_timeout_applies_on_the_server() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let slow = served::slow_tool(cancelled.clone()).with_timeout(Some(Duration::from_millis(200)));
+    let server = ToolServer::new([slow], ServeOptions::default().name("served")).unwrap();
+    let (mut raw, _task) = Raw::start(server).await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {}}}))
+        .await;
+    let timed_out = raw.response(9).await;
+    assert_eq!(timed_out["result"]["isError"], true);
+    assert_eq!(
+        timed_out["result"]["content"][0]["text"],
+        "Command timed out before completing."
+    );
+    assert!(cancelled.load(Ordering::SeqCst));
+}
+
+#[test]
+fn listed_schemas_snapshot() {
+    let server = server(Arc::default());
+    let listed = serde_json::to_value(server.listed_tools()).unwrap();
+    insta::assert_json_snapshot!("served_tools", listed);
+}
+
+#[test]
+fn duplicate_names_are_refused() {
+    let err = ToolServer::new(
+        [
+            served::slow_tool(Arc::default()),
+            served::slow_tool(Arc::default()),
+        ],
+        ServeOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("slow"), "{err}");
+}
