@@ -106,6 +106,7 @@ pub fn includes(ignore_case: bool) -> impl Scorer {
 
 /// The reference's `pattern`: a regular expression extracts the answer (its capture groups,
 /// else the whole match), which must equal a target; with `match_all`, every group must.
+#[derive(Debug, Clone)]
 pub struct Pattern {
     regex: regex::Regex,
     ignore_case: bool,
