@@ -5,7 +5,8 @@
 //!
 //! - [`Sample`], [`Dataset`] (JSON Lines, JSON and CSV files through a [`FieldSpec`]);
 //! - [`Task`]: a dataset, a [`Solver`](actuator_multi::Solver) (an agent through
-//!   `actuator_multi::as_solver`), [`Scorer`]s, per-sample limits, epochs;
+//!   `actuator_multi::as_solver`, or a [`chain`] of solvers), [`Scorer`]s, per-sample limits,
+//!   epochs, a sandbox per sample;
 //! - [`scorers`]: `match_`, `includes`, `pattern`, `exact`, `f1`, `model_graded_qa`; [`Metric`]s
 //!   `accuracy`, `mean`, `stderr`;
 //! - [`eval`]: samples concurrently ([`EvalOptions::max_samples`]), [`FailOnError`] and
@@ -47,6 +48,9 @@ mod scorer;
 pub use scorer::{Metric, Scorer, SharedScorer};
 
 pub mod scorers;
+
+mod chain;
+pub use chain::{Chain, chain};
 
 mod task;
 pub use task::{SandboxFactory, Task};

@@ -294,3 +294,49 @@ async fn a_run_cut_off_leaves_a_log_with_the_samples_flushed_so_far() {
         assert_eq!(read["samples"].as_array().unwrap().len(), samples.len());
     }
 }
+
+/// Appends its tag to the conversation; "stop" marks the state completed.
+struct Tag(&'static str);
+impl Solver for Tag {
+    fn solve<'a>(
+        &'a self,
+        state: &'a mut TaskState,
+        _cx: &'a RunContext,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        Box::pin(async move {
+            state.messages.push(ChatMessage::assistant(self.0));
+            state.output = ModelOutput::from_content("tag", self.0);
+            if self.0 == "stop" {
+                state.completed = true;
+            }
+            Ok(())
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_chain_runs_its_solvers_in_turn_until_one_completes_the_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let solver = actuator_eval::chain(vec![
+        Arc::new(Tag("first")),
+        Arc::new(Tag("stop")),
+        Arc::new(Tag("never")),
+    ]);
+    let t = Task::new(
+        "chained",
+        Dataset::new([Sample::new("go", "stop")]),
+        Arc::new(solver),
+    )
+    .scorer(includes(true));
+    let run = eval(&t, EvalOptions::new().log_dir(dir.path()))
+        .await
+        .unwrap();
+    assert_eq!(run.score("includes").unwrap().metric("accuracy"), Some(1.0));
+    let log = read_eval_log(run.location.unwrap()).unwrap();
+    let texts: Vec<String> = log.samples.unwrap()[0]
+        .messages
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(texts, vec!["go", "first", "stop"]);
+}
