@@ -260,7 +260,7 @@ async fn a_whole_conversation_renders_as_the_api_wants() {
         request["messages"],
         json!([
             {"role": "user", "content": "What is 3 + 4?"},
-            {"role": "assistant", "content": null, "tool_calls": [
+            {"role": "assistant", "content": "", "tool_calls": [
                 {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"x\":3,\"y\":4}"}},
                 {"id": "c2", "type": "function", "function": {"name": "add", "arguments": "{\"x\":\"three\"}"}},
             ]},

@@ -31,7 +31,9 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 ///   is not sent.
 /// - Tools go out through [`actuator_dialect::anthropic`]; `ToolChoice` maps to `auto`, `any`
 ///   or `tool`; `parallel_tool_calls: false` sets `disable_parallel_tool_use`.
-/// - `max_tokens` is required by the API: 4096 unless the config says.
+/// - `max_tokens` is required by the API: 4096 unless the config says. `temperature` and
+///   `top_p` are not part of the Messages API and are not sent; `stop_seqs` are
+///   `stop_sequences`.
 /// - Stop reasons: `max_tokens` → `max_tokens`, `tool_use` → `tool_calls`, `refusal` →
 ///   `content_filter`, `model_context_window_exceeded` and a "prompt is too long" error →
 ///   `model_length`; HTTP 529 (overloaded) is retried.

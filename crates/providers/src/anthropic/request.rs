@@ -57,11 +57,10 @@ pub(crate) fn build(
         }
         body.insert("tool_choice".into(), choice);
     }
-    if let Some(t) = config.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = config.top_p {
-        body.insert("top_p".into(), json!(p));
+    if config.temperature.is_some() || config.top_p.is_some() {
+        // The Messages API (as its SDK 2.14 describes it, specs/anthropic) has no sampling
+        // parameters: the API rejects unknown keys, so these are left out.
+        tracing::debug!("temperature and top_p are not part of Anthropic's Messages API; not sent");
     }
     if let Some(stop) = &config.stop_seqs
         && !stop.is_empty()

@@ -136,11 +136,9 @@ fn message(m: &ChatMessage) -> Result<Value, String> {
                     })
                 })
                 .collect();
-            if text.is_empty() && !calls.is_empty() {
-                out.insert("content".into(), Value::Null);
-            } else {
-                out.insert("content".into(), json!(text));
-            }
+            // Always a string, never `null`: OpenAI takes "" beside tool calls, and some
+            // compatible servers (llama-cpp-python) reject `null`.
+            out.insert("content".into(), json!(text));
             if !calls.is_empty() {
                 out.insert("tool_calls".into(), Value::Array(calls));
             }

@@ -191,6 +191,31 @@ pub fn llama_server() -> Option<Server> {
     Some(server)
 }
 
+/// Bridges LiteLLM and llama-cpp-python, not Actuator: LiteLLM turns an Anthropic assistant
+/// turn that holds only `tool_use` blocks into an OpenAI message without `content`, which
+/// llama-cpp-python's chat template cannot render ("'dict object' has no attribute 'content'").
+/// The request Actuator sends is left alone (and is checked against Anthropic's schema in the
+/// stub tests); only the message LiteLLM forwards gets `"content": ""`. Loaded by LiteLLM from
+/// beside its config, as a `callbacks` module.
+const LITELLM_SHIM: &str = r#"
+from litellm.integrations.custom_logger import CustomLogger
+from litellm.llms.hosted_vllm.chat.transformation import HostedVLLMChatConfig
+
+_transform_messages = HostedVLLMChatConfig._transform_messages
+
+
+def _with_assistant_content(self, messages, model, is_async=False):
+    for message in messages:
+        if message.get("role") == "assistant" and message.get("content") is None:
+            message["content"] = ""
+    return _transform_messages(self, messages, model, is_async)
+
+
+HostedVLLMChatConfig._transform_messages = _with_assistant_content
+
+proxy_handler_instance = CustomLogger()
+"#;
+
 pub const LITELLM_KEY: &str = "sk-actuator-test";
 pub const LITELLM_MODEL: &str = "smollm2";
 
@@ -204,11 +229,12 @@ pub fn litellm_proxy(llama: &Server) -> Option<Server> {
     std::fs::write(
         &config,
         format!(
-            "model_list:\n  - model_name: {LITELLM_MODEL}\n    litellm_params:\n      model: hosted_vllm/{LITELLM_MODEL}\n      api_base: {}/v1\n      api_key: none\nlitellm_settings:\n  telemetry: false\n  drop_params: true\n",
+            "model_list:\n  - model_name: {LITELLM_MODEL}\n    litellm_params:\n      model: hosted_vllm/{LITELLM_MODEL}\n      api_base: {}/v1\n      api_key: none\n      temperature: 0.0\nlitellm_settings:\n  telemetry: false\n  drop_params: true\n  callbacks: actuator_litellm_shim.proxy_handler_instance\nrouter_settings:\n  num_retries: 0\n",
             llama.url()
         ),
     )
     .unwrap();
+    std::fs::write(dir.path().join("actuator_litellm_shim.py"), LITELLM_SHIM).unwrap();
     let mut command = Command::new(venv.join("bin/litellm"));
     command
         .arg("--config")
