@@ -15,6 +15,7 @@
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
+//! | `providers` | `get_model("openai/…")`, Anthropic, OpenAI-compatible servers; typed errors, retries | `providers` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
@@ -65,6 +66,9 @@ pub use actuator_tool_macros::agent;
 #[cfg(feature = "multi")]
 pub use actuator_multi as multi;
 
+#[cfg(feature = "providers")]
+pub use actuator_providers as providers;
+
 #[cfg(feature = "tools")]
 pub use actuator_sandbox as sandbox;
 #[cfg(feature = "tools")]
@@ -96,6 +100,9 @@ pub mod prelude {
 
     #[cfg(feature = "multi")]
     pub use actuator_multi::{as_tool, handoff};
+
+    #[cfg(feature = "providers")]
+    pub use actuator_providers::{ModelOptions, get_model};
 }
 
 /// `docs/agents.md`, whose examples run as doctests of this crate.

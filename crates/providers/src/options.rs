@@ -127,7 +127,10 @@ impl ModelOptions {
     ///
     /// ```
     /// use actuator_providers::{ModelOptions, ProviderError};
-    /// let err = ModelOptions::new().env(|_| None).build("openai-api/together/llama").unwrap_err();
+    /// let env = ModelOptions::new().env(|var| {
+    ///     (var == "TOGETHER_BASE_URL").then(|| "https://api.together.xyz/v1".to_owned())
+    /// });
+    /// let err = env.build("openai-api/together/llama").err().unwrap();
     /// assert!(matches!(err, ProviderError::MissingApiKey { ref var, .. } if var == "TOGETHER_API_KEY"));
     /// ```
     #[must_use]
