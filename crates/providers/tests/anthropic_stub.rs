@@ -400,3 +400,48 @@ async fn an_empty_assistant_turn_is_refused_before_sending() {
     assert!(server.received_requests().await.unwrap().is_empty());
     let _: Value = json!(null);
 }
+
+#[tokio::test]
+async fn images_and_documents_in_user_messages() {
+    use actuator_tool_core::{Media, MediaSource};
+    let server = stub(text_reply()).await;
+    let model = model_at(&server.uri(), ModelOptions::new());
+    let image = Content::Image(Media {
+        source: MediaSource::Base64 {
+            data: "iVBORw0KGgo=".into(),
+        },
+        media_type: "image/png".into(),
+        filename: None,
+        internal: None,
+    });
+    let input = [ChatMessage::user(MessageContent::Parts(vec![
+        Content::text("What is this?"),
+        image,
+        Content::Document(Media {
+            source: MediaSource::Url {
+                url: "https://example.invalid/a.pdf".into(),
+            },
+            media_type: "application/pdf".into(),
+            filename: None,
+            internal: None,
+        }),
+    ]))];
+    generate(
+        &*model,
+        &input,
+        &[],
+        &ToolChoice::Auto,
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    let request = &anthropic_requests(&server).await[0];
+    assert_eq!(
+        request["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "What is this?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+            {"type": "document", "source": {"type": "url", "url": "https://example.invalid/a.pdf"}},
+        ])
+    );
+}

@@ -653,3 +653,102 @@ async fn compatible_servers_get_max_tokens_and_no_key_when_none_is_set() {
     assert_eq!(body["max_tokens"], 32);
     assert!(body.get("max_completion_tokens").is_none());
 }
+
+/// A `tracing` writer into a shared buffer.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn each_retry_is_logged() {
+    let logs = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(logs.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let server = stub(
+        ResponseTemplate::new(500)
+            .set_body_json(json!({"error": {"message": "boom", "type": "server_error"}})),
+    )
+    .await;
+    ask(&*model_at(
+        &server.uri(),
+        ModelOptions::new().retry(fast_retries(3)),
+    ))
+    .await
+    .unwrap_err();
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let retries: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("retrying the request"))
+        .collect();
+    assert_eq!(retries.len(), 2, "{text}");
+    assert!(
+        retries[0].contains("attempt=1") && retries[1].contains("attempt=2"),
+        "{text}"
+    );
+    assert!(
+        retries[0].contains("HTTP 500") && retries[0].contains("boom"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn images_and_documents_in_user_messages() {
+    use actuator_model::MessageContent;
+    use actuator_tool_core::{Content, Media, MediaSource};
+    let server = stub(openai_ok(chat_completion(
+        json!({"role": "assistant", "content": "a cat"}),
+        "stop",
+    )))
+    .await;
+    let model = model_at(&server.uri(), ModelOptions::new());
+    let pdf = Content::Document(Media {
+        source: MediaSource::Base64 {
+            data: "JVBERi0=".into(),
+        },
+        media_type: "application/pdf".into(),
+        filename: Some("a.pdf".into()),
+        internal: None,
+    });
+    let input = [ChatMessage::user(MessageContent::Parts(vec![
+        Content::text("What is this?"),
+        Content::image_url("https://example.invalid/cat.png", "image/png"),
+        pdf,
+    ]))];
+    generate(
+        &*model,
+        &input,
+        &[],
+        &ToolChoice::Auto,
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    let request = &openai_requests(&server).await[0];
+    assert_eq!(
+        request["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "What is this?"},
+            {"type": "image_url", "image_url": {"url": "https://example.invalid/cat.png"}},
+            {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"}},
+        ])
+    );
+}
