@@ -9,6 +9,15 @@ use serde_json::Value;
 use crate::error::{ProviderError, snippet};
 use crate::retry::{RetryPolicy, retry_after};
 
+/// What reads a stream of server-sent events, one attempt's worth.
+pub(crate) trait SseSink {
+    /// One event (`event` is its name, empty when unnamed). Ok(true) when the stream is
+    /// complete; a mid-stream error event is an `Err`.
+    fn event(&mut self, event: &str, data: &str) -> Result<bool, Failure>;
+    /// Whether what was read is a whole response when the stream ends without its end event.
+    fn complete(&self) -> bool;
+}
+
 /// A failed HTTP status with what the provider said about it.
 #[derive(Debug, Clone)]
 pub(crate) struct StatusFailure {
@@ -100,34 +109,98 @@ impl Transport {
     /// provider can read it (a context-window error is an output, not an error).
     pub(crate) async fn post_json(&self, path: &str, body: &Value) -> Result<Vec<u8>, Failure> {
         let url = self.url(path);
-        let bytes = serde_json::to_vec(body).map_err(|e| {
+        let bytes = self.encode(body)?;
+        self.with_retries(&url, || async {
+            let response = self.send(&url, &bytes, false).await?;
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| Failure::Other(self.send_error(&url, &e)))?;
+            Ok(body.to_vec())
+        })
+        .await
+    }
+
+    /// POSTs `body` and reads the answer as server-sent events into a fresh `sink` (made by
+    /// `new_sink` for each attempt), until the sink says the stream is complete. The whole
+    /// stream is one attempt: a stream that breaks off is retried like a reset connection.
+    pub(crate) async fn post_sse<S: SseSink>(
+        &self,
+        path: &str,
+        body: &Value,
+        new_sink: impl Fn() -> S,
+    ) -> Result<S, Failure> {
+        use eventsource_stream::Eventsource;
+        use futures_util::StreamExt;
+
+        let url = self.url(path);
+        let bytes = self.encode(body)?;
+        self.with_retries(&url, || async {
+            let response = self.send(&url, &bytes, true).await?;
+            let mut events = response.bytes_stream().eventsource();
+            let mut sink = new_sink();
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| match e {
+                    eventsource_stream::EventStreamError::Transport(e) => {
+                        Failure::Other(self.send_error(&url, &e))
+                    }
+                    other => Failure::Other(ProviderError::MalformedResponse {
+                        provider: self.provider.clone(),
+                        message: format!("the event stream cannot be read: {other}"),
+                    }),
+                })?;
+                if sink.event(&event.event, &event.data)? {
+                    return Ok(sink);
+                }
+            }
+            if sink.complete() {
+                return Ok(sink);
+            }
+            Err(Failure::Other(ProviderError::Connection {
+                provider: self.provider.clone(),
+                url: url.clone(),
+                message: "the event stream ended before the response was complete".into(),
+            }))
+        })
+        .await
+    }
+
+    fn encode(&self, body: &Value) -> Result<Vec<u8>, Failure> {
+        serde_json::to_vec(body).map_err(|e| {
             Failure::Other(ProviderError::InvalidConversation {
                 provider: self.provider.clone(),
                 message: format!("the request cannot be written as JSON: {e}"),
             })
-        })?;
+        })
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or the policy says stop.
+    async fn with_retries<T, F, Fut>(&self, url: &str, attempt: F) -> Result<T, Failure>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failure>>,
+    {
         let started = Instant::now();
-        let mut attempt = 1u32;
+        let mut n = 1u32;
         loop {
-            let result = self.attempt(&url, &bytes).await;
-            let error = match result {
-                Ok(body) => return Ok(body),
+            let error = match attempt().await {
+                Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
             let as_error = match &error {
-                Failure::Status(s) => self.status_error(&url, s),
+                Failure::Status(s) => self.status_error(url, s),
                 Failure::Other(e) => e.clone(),
             };
-            if !as_error.is_retryable() || attempt >= self.retry.max_attempts {
+            if !as_error.is_retryable() || n >= self.retry.max_attempts {
                 return Err(error);
             }
             let wait = as_error
                 .retry_after()
-                .unwrap_or_else(|| self.retry.backoff_for(attempt));
+                .unwrap_or_else(|| self.retry.backoff_for(n));
             if started.elapsed() + wait > self.retry.max_elapsed {
                 tracing::warn!(
                     provider = %self.provider,
-                    attempt,
+                    attempt = n,
                     wait_ms = wait.as_millis() as u64,
                     error = %as_error,
                     "not retrying: the wait would pass the retry policy's max_elapsed"
@@ -136,23 +209,27 @@ impl Transport {
             }
             tracing::warn!(
                 provider = %self.provider,
-                attempt,
+                attempt = n,
                 wait_ms = wait.as_millis() as u64,
                 error = %as_error,
                 "retrying the request"
             );
             tokio::time::sleep(wait).await;
-            attempt += 1;
+            n += 1;
         }
     }
 
-    async fn attempt(&self, url: &str, body: &[u8]) -> Result<Vec<u8>, Failure> {
+    /// Sends one request; a failed status (its body read) is `Err(Failure::Status)`.
+    async fn send(&self, url: &str, body: &[u8], sse: bool) -> Result<reqwest::Response, Failure> {
         let mut request = self
             .client
             .post(url)
             .headers(self.headers.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_vec());
+        if sse {
+            request = request.header(reqwest::header::ACCEPT, "text/event-stream");
+        }
         if let Some(timeout) = self.timeout {
             request = request.timeout(timeout);
         }
@@ -161,14 +238,14 @@ impl Transport {
             .await
             .map_err(|e| Failure::Other(self.send_error(url, &e)))?;
         let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
         let wait = retry_after(response.headers());
         let body = response
             .bytes()
             .await
             .map_err(|e| Failure::Other(self.send_error(url, &e)))?;
-        if status.is_success() {
-            return Ok(body.to_vec());
-        }
         Err(Failure::Status(read_failure(status.as_u16(), wait, &body)))
     }
 

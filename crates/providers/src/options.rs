@@ -40,6 +40,7 @@ pub struct ModelOptions {
     pub(crate) retry: Option<RetryPolicy>,
     pub(crate) config: GenerateConfig,
     pub(crate) strict_tools: Option<bool>,
+    pub(crate) stream: Option<bool>,
     pub(crate) env: Option<Arc<EnvFn>>,
     pub(crate) script: Option<Vec<ModelOutput>>,
 }
@@ -57,6 +58,7 @@ impl fmt::Debug for ModelOptions {
             .field("retry", &self.retry)
             .field("config", &self.config)
             .field("strict_tools", &self.strict_tools)
+            .field("stream", &self.stream)
             .field("env", &self.env.as_ref().map(|_| "<custom>"))
             .finish_non_exhaustive()
     }
@@ -119,6 +121,15 @@ impl ModelOptions {
     #[must_use]
     pub fn strict_tools(mut self, strict: bool) -> Self {
         self.strict_tools = Some(strict);
+        self
+    }
+
+    /// Whether answers are streamed (server-sent events), aggregated into the same output.
+    /// Default: off for Chat Completions; for Anthropic, on when `max_tokens` is above 16,000
+    /// (long requests must stream there). Dropping the generation closes the stream.
+    #[must_use]
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = Some(stream);
         self
     }
 

@@ -163,3 +163,34 @@ async fn react_agent_with_a_real_tool_call_over_anthropic_messages_via_litellm()
         .unwrap();
     calculator_completes_a_real_tool_call(model).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_answer_from_a_real_server_aggregates() {
+    let Some(llama) = servers::llama_server() else {
+        return;
+    };
+    let model = ModelOptions::new()
+        .base_url(format!("{}/v1", llama.url()))
+        .env(|_| None)
+        .config(GenerateConfig::default().max_tokens(16).temperature(0.0))
+        .stream(true)
+        .timeout(Duration::from_secs(120))
+        .retry(RetryPolicy::none())
+        .build("llama-cpp-python/smollm2")
+        .unwrap();
+    let out = model
+        .generate(
+            &[ChatMessage::user("Say hello.")],
+            &[],
+            &ToolChoice::Auto,
+            &GenerateConfig::default(),
+        )
+        .await
+        .unwrap();
+    eprintln!("streamed: {:?} {:?}", out.completion(), out.stop_reason());
+    assert!(!out.completion().trim().is_empty());
+    assert!(matches!(
+        out.stop_reason(),
+        Some(actuator_model::StopReason::Stop | actuator_model::StopReason::MaxTokens)
+    ));
+}

@@ -2,6 +2,7 @@
 
 mod request;
 mod response;
+mod stream;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,6 +17,10 @@ use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
 use crate::registry::Resolved;
+
+/// Above this `max_tokens` answers are streamed unless [`ModelOptions::stream`] says otherwise:
+/// Anthropic refuses long non-streamed requests.
+const STREAM_ABOVE_MAX_TOKENS: u32 = 16_000;
 
 /// The API version sent as `anthropic-version`.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -34,6 +39,8 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// - `max_tokens` is required by the API: 4096 unless the config says. `temperature` and
 ///   `top_p` are not part of the Messages API and are not sent; `stop_seqs` are
 ///   `stop_sequences`.
+/// - Streamed (server-sent events, aggregated into the same output) when
+///   [`ModelOptions::stream`] says so, or by default when `max_tokens` is above 16,000.
 /// - Stop reasons: `max_tokens` → `max_tokens`, `tool_use` → `tool_calls`, `refusal` →
 ///   `content_filter`, `model_context_window_exceeded` and a "prompt is too long" error →
 ///   `model_length`; HTTP 529 (overloaded) is retried.
@@ -42,6 +49,7 @@ pub struct AnthropicMessages {
     model: String,
     transport: Transport,
     config: GenerateConfig,
+    stream: Option<bool>,
 }
 
 impl std::fmt::Debug for AnthropicMessages {
@@ -77,6 +85,7 @@ impl AnthropicMessages {
             model: resolved.model,
             transport,
             config: options.config.clone(),
+            stream: options.stream,
         })
     }
 
@@ -99,18 +108,32 @@ impl AnthropicMessages {
         )
         .map_err(invalid)?;
         let config = merged(&self.config, config);
-        let body =
+        let mut body =
             request::build(&self.model, input, tools, tool_choice, &config).map_err(invalid)?;
         let started = Instant::now();
         let path = "/v1/messages";
-        match self.transport.post_json(path, &body).await {
-            Ok(body) => {
-                let mut out = response::output(&body, &self.model).map_err(|message| {
-                    ProviderError::MalformedResponse {
+        let max_tokens = config.max_tokens.unwrap_or(request::DEFAULT_MAX_TOKENS);
+        let result = if self.stream.unwrap_or(max_tokens > STREAM_ABOVE_MAX_TOKENS) {
+            body["stream"] = serde_json::json!(true);
+            self.transport
+                .post_sse(path, &body, || {
+                    stream::MessageStream::new(&self.transport.provider)
+                })
+                .await
+                .map(|s| s.finish(&self.model))
+        } else {
+            match self.transport.post_json(path, &body).await {
+                Ok(bytes) => response::output(&bytes, &self.model).map_err(|message| {
+                    Failure::Other(ProviderError::MalformedResponse {
                         provider: self.transport.provider.clone(),
                         message,
-                    }
-                })?;
+                    })
+                }),
+                Err(e) => Err(e),
+            }
+        };
+        match result {
+            Ok(mut out) => {
                 out.time = Some(started.elapsed().as_secs_f64());
                 Ok(out)
             }

@@ -2,6 +2,7 @@
 
 mod request;
 mod response;
+mod stream;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -29,6 +30,8 @@ use crate::registry::{Kind, Resolved};
 ///   model is told about, not a failure.
 /// - `ToolChoice` maps to `auto`, `required`, `none` or the named function;
 ///   `GenerateConfig::parallel_tool_calls` to `parallel_tool_calls`.
+/// - With [`ModelOptions::stream`] the answer is streamed (server-sent events) and aggregated
+///   into the same output; usage is asked for with `stream_options.include_usage`.
 /// - Stop reasons: `length` → `max_tokens`, `content_filter` and refusals → `content_filter`,
 ///   `tool_calls` → `tool_calls`; a context-window error (HTTP 400) is an output with stop
 ///   reason `model_length`, so react's overflow handling runs.
@@ -38,6 +41,7 @@ pub struct OpenAiChat {
     transport: Transport,
     flavor: request::Flavor,
     config: GenerateConfig,
+    stream: bool,
 }
 
 impl std::fmt::Debug for OpenAiChat {
@@ -77,6 +81,7 @@ impl OpenAiChat {
                 strict_tools: options.strict_tools.unwrap_or(true),
             },
             config: options.config.clone(),
+            stream: options.stream.unwrap_or(false),
         })
     }
 
@@ -110,14 +115,31 @@ impl OpenAiChat {
         .map_err(invalid)?;
         let started = Instant::now();
         let path = "/chat/completions";
-        match self.transport.post_json(path, &built.body).await {
-            Ok(body) => {
-                let mut out = response::output(&body, &self.model, tools, &built.strict).map_err(
-                    |message| ProviderError::MalformedResponse {
-                        provider: self.transport.provider.clone(),
-                        message,
-                    },
-                )?;
+        let mut body = built.body;
+        let result = if self.stream {
+            body["stream"] = serde_json::json!(true);
+            body["stream_options"] = serde_json::json!({"include_usage": true});
+            self.transport
+                .post_sse(path, &body, || {
+                    stream::ChatStream::new(&self.transport.provider)
+                })
+                .await
+                .map(|s| s.finish(&self.model, tools, &built.strict))
+        } else {
+            match self.transport.post_json(path, &body).await {
+                Ok(bytes) => {
+                    response::output(&bytes, &self.model, tools, &built.strict).map_err(|message| {
+                        Failure::Other(ProviderError::MalformedResponse {
+                            provider: self.transport.provider.clone(),
+                            message,
+                        })
+                    })
+                }
+                Err(e) => Err(e),
+            }
+        };
+        match result {
+            Ok(mut out) => {
                 out.time = Some(started.elapsed().as_secs_f64());
                 Ok(out)
             }

@@ -11,12 +11,14 @@ mod openai_spec;
 pub struct OpenAi {
     pub chat_request: Validator,
     pub chat_response: Validator,
+    pub chat_chunk: Validator,
     /// Every property name `CreateChatCompletionRequest` declares (through its `allOf`).
     pub request_fields: Vec<String>,
 }
 
 pub struct Anthropic {
     pub request: Validator,
+    pub request_streaming: Validator,
     pub response: Validator,
     pub stream_event: Validator,
 }
@@ -60,6 +62,7 @@ pub fn openai() -> &'static OpenAi {
         OpenAi {
             chat_request: compile("CreateChatCompletionRequest"),
             chat_response: compile("CreateChatCompletionResponse"),
+            chat_chunk: compile("CreateChatCompletionStreamResponse"),
             request_fields,
         }
     })
@@ -94,6 +97,7 @@ pub fn anthropic() -> &'static Anthropic {
         };
         Anthropic {
             request: compile("messages-request.schema.json"),
+            request_streaming: compile("messages-request-streaming.schema.json"),
             response: compile("message-response.schema.json"),
             stream_event: compile("stream-event.schema.json"),
         }
