@@ -50,3 +50,13 @@ pub use openai::OpenAiChat;
 pub use options::ModelOptions;
 pub use registry::{get_model, get_model_with};
 pub use retry::RetryPolicy;
+
+/// Entry points for the fuzz target `fuzz/fuzz_targets/provider_parsers.rs`: every parser a
+/// provider applies to bytes from the network, without the HTTP around it. Not part of the
+/// API; it may change at any time.
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzzing::parse_everything;
+}
+
+mod fuzzing;

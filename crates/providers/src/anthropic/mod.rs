@@ -1,8 +1,8 @@
 //! Anthropic's Messages API.
 
 mod request;
-mod response;
-mod stream;
+pub(crate) mod response;
+pub(crate) mod stream;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,8 +1,8 @@
 //! OpenAI Chat Completions, for OpenAI and every server that speaks it.
 
 mod request;
-mod response;
-mod stream;
+pub(crate) mod response;
+pub(crate) mod stream;
 
 use std::sync::Arc;
 use std::time::Instant;
