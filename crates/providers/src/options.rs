@@ -41,6 +41,7 @@ pub struct ModelOptions {
     pub(crate) config: GenerateConfig,
     pub(crate) strict_tools: Option<bool>,
     pub(crate) stream: Option<bool>,
+    pub(crate) responses_api: Option<bool>,
     pub(crate) env: Option<Arc<EnvFn>>,
     pub(crate) script: Option<Vec<ModelOutput>>,
 }
@@ -59,6 +60,7 @@ impl fmt::Debug for ModelOptions {
             .field("config", &self.config)
             .field("strict_tools", &self.strict_tools)
             .field("stream", &self.stream)
+            .field("responses_api", &self.responses_api)
             .field("env", &self.env.as_ref().map(|_| "<custom>"))
             .finish_non_exhaustive()
     }
@@ -130,6 +132,15 @@ impl ModelOptions {
     #[must_use]
     pub fn stream(mut self, stream: bool) -> Self {
         self.stream = Some(stream);
+        self
+    }
+
+    /// Whether an OpenAI model is reached through the Responses API instead of Chat
+    /// Completions (default: yes for OpenAI's reasoning models, whose reasoning is replayed
+    /// there, no for every other model and every compatible server).
+    #[must_use]
+    pub fn responses_api(mut self, yes: bool) -> Self {
+        self.responses_api = Some(yes);
         self
     }
 

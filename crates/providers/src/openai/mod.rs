@@ -2,6 +2,7 @@
 
 mod request;
 pub(crate) mod response;
+mod responses;
 pub(crate) mod stream;
 
 use std::sync::Arc;
@@ -30,6 +31,10 @@ use crate::registry::{Kind, Resolved};
 ///   model is told about, not a failure.
 /// - `ToolChoice` maps to `auto`, `required`, `none` or the named function;
 ///   `GenerateConfig::parallel_tool_calls` to `parallel_tool_calls`.
+/// - OpenAI's reasoning models (`o1`, `o3`, `o4-mini`, `gpt-5…`, `…codex…`) use the
+///   Responses API (`POST {base_url}/responses`, nothing stored, reasoning items replayed with
+///   their encrypted content); [`ModelOptions::responses_api`] chooses for any model. The
+///   Responses API is not streamed.
 /// - With [`ModelOptions::stream`] the answer is streamed (server-sent events) and aggregated
 ///   into the same output; usage is asked for with `stream_options.include_usage`.
 /// - Stop reasons: `length` → `max_tokens`, `content_filter` and refusals → `content_filter`,
@@ -42,6 +47,7 @@ pub struct OpenAiChat {
     flavor: request::Flavor,
     config: GenerateConfig,
     stream: bool,
+    responses_api: bool,
 }
 
 impl std::fmt::Debug for OpenAiChat {
@@ -72,16 +78,21 @@ impl OpenAiChat {
             options.timeout,
             options.retry.clone().unwrap_or_default(),
         )?;
+        let resolved_openai = resolved.kind == Kind::OpenAi;
+        let model = resolved.model;
         Ok(OpenAiChat {
             name: name.to_owned(),
-            model: resolved.model,
+            model: model.clone(),
             transport,
             flavor: request::Flavor {
-                openai: resolved.kind == Kind::OpenAi,
+                openai: resolved_openai,
                 strict_tools: options.strict_tools.unwrap_or(true),
             },
             config: options.config.clone(),
             stream: options.stream.unwrap_or(false),
+            responses_api: options
+                .responses_api
+                .unwrap_or(resolved_openai && responses::is_reasoning_model(&model)),
         })
     }
 
@@ -104,6 +115,9 @@ impl OpenAiChat {
         )
         .map_err(invalid)?;
         let config = merged(&self.config, config);
+        if self.responses_api {
+            return self.run_responses(input, tools, tool_choice, &config).await;
+        }
         let built = request::build(
             &self.model,
             input,
@@ -140,6 +154,49 @@ impl OpenAiChat {
         };
         match result {
             Ok(mut out) => {
+                out.time = Some(started.elapsed().as_secs_f64());
+                Ok(out)
+            }
+            Err(Failure::Other(e)) => Err(e),
+            Err(Failure::Status(s)) => match refusal_output(&self.model, &s) {
+                Some(out) => Ok(out),
+                None => Err(self.transport.status_error(&self.transport.url(path), &s)),
+            },
+        }
+    }
+}
+
+impl OpenAiChat {
+    async fn run_responses(
+        &self,
+        input: &[ChatMessage],
+        tools: &[Arc<ToolInfo>],
+        tool_choice: &ToolChoice,
+        config: &GenerateConfig,
+    ) -> Result<ModelOutput, ProviderError> {
+        let (body, strict) = responses::build(
+            &self.model,
+            input,
+            tools,
+            tool_choice,
+            config,
+            self.flavor.strict_tools,
+        )
+        .map_err(|message| ProviderError::InvalidConversation {
+            provider: self.transport.provider.clone(),
+            message,
+        })?;
+        let started = Instant::now();
+        let path = "/responses";
+        match self.transport.post_json(path, &body).await {
+            Ok(bytes) => {
+                let mut out =
+                    responses::output(&bytes, &self.model, tools, &strict).map_err(|message| {
+                        ProviderError::MalformedResponse {
+                            provider: self.transport.provider.clone(),
+                            message,
+                        }
+                    })?;
                 out.time = Some(started.elapsed().as_secs_f64());
                 Ok(out)
             }

@@ -12,6 +12,8 @@ pub struct OpenAi {
     pub chat_request: Validator,
     pub chat_response: Validator,
     pub chat_chunk: Validator,
+    pub create_response: Validator,
+    pub response: Validator,
     /// Every property name `CreateChatCompletionRequest` declares (through its `allOf`).
     pub request_fields: Vec<String>,
 }
@@ -63,6 +65,8 @@ pub fn openai() -> &'static OpenAi {
             chat_request: compile("CreateChatCompletionRequest"),
             chat_response: compile("CreateChatCompletionResponse"),
             chat_chunk: compile("CreateChatCompletionStreamResponse"),
+            create_response: compile("CreateResponse"),
+            response: compile("Response"),
             request_fields,
         }
     })
