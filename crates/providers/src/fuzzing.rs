@@ -21,7 +21,8 @@ fn tools() -> (Vec<Arc<ToolInfo>>, HashMap<String, bool>) {
     (vec![add], strict)
 }
 
-/// Feeds `bytes` to every parser: as a whole response body (Chat Completions, Messages), as an
+/// Feeds `bytes` to every parser: as a whole response body (Chat Completions, Responses,
+/// Messages), as an
 /// error body, and, split into server-sent events at blank lines, as a stream of each
 /// provider (then aggregated). Panics only when an invariant breaks.
 pub fn parse_everything(bytes: &[u8]) {
@@ -32,6 +33,10 @@ pub fn parse_everything(bytes: &[u8]) {
             !out.choices.is_empty(),
             "an accepted Chat Completions response has a choice"
         );
+    }
+    #[cfg(feature = "openai")]
+    if let Ok(out) = crate::openai::responses::output(bytes, "fuzz", &tools, &strict) {
+        assert_eq!(out.choices.len(), 1);
     }
     #[cfg(feature = "anthropic")]
     if let Ok(out) = crate::anthropic::response::output(bytes, "fuzz") {
@@ -102,6 +107,7 @@ mod tests {
         parse_everything(b"");
         parse_everything(b"\xff\xfe{{{");
         parse_everything(br#"{"choices": [{"message": {"content": "hi", "tool_calls": [{"function": {"name": "add", "arguments": "{\"x\": 1, \"note\": null}"}}]}}]}"#);
+        parse_everything(br#"{"status": "incomplete", "output": [{"type": "reasoning", "summary": [7]}, {"type": "function_call", "name": "add", "arguments": "{"}]}"#);
         parse_everything(br#"{"content": [{"type": "tool_use", "id": "t", "name": "add", "input": 5}], "stop_reason": "tool_use"}"#);
         parse_everything(b"data: {\"choices\": [{\"index\": 0, \"delta\": {\"tool_calls\": [{\"index\": 3, \"function\": {\"arguments\": \"{\"}}]}, \"finish_reason\": \"length\"}]}\n\ndata: [DONE]\n\n");
         parse_everything(b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 9, \"delta\": {\"type\": \"text_delta\", \"text\": \"x\"}}\n\n");

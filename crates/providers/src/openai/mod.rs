@@ -2,7 +2,7 @@
 
 mod request;
 pub(crate) mod response;
-mod responses;
+pub(crate) mod responses;
 pub(crate) mod stream;
 
 use std::sync::Arc;
