@@ -34,7 +34,7 @@ options:
   --peer                also run the openai-agents peer (not in the table)
   --build-cost          measure the clean and incremental build times (default unless --quick)
   --no-build-cost       skip them
-  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,build";
+  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,w9,build";
 
 /// What a figure measures, which fixes its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl Measure {
             "ns" => (1e-9, Unit::Seconds),
             "MiB" => (1024.0 * 1024.0, Unit::Bytes),
             "KiB" => (1024.0, Unit::Bytes),
-            "turns/s" => (1.0, Unit::PerSecond),
+            "turns/s" | "samples/s" => (1.0, Unit::PerSecond),
             _ => return None,
         };
         Some(Measure {
@@ -251,6 +251,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
         }
         results(&capture(&mut cmd)?, &mut rust);
     }
+    if options.runs("w9") {
+        step("W9: an evaluation of 10 000 samples (1 000 with --quick), log written and read back");
+        let mut cmd = Command::new(bin("eval")?);
+        if options.quick {
+            cmd.arg("--quick");
+        }
+        results(&capture(&mut cmd)?, &mut rust);
+    }
     if options.build_cost() {
         step("build cost: clean `cargo build -p actuator`, then an incremental rebuild");
         build_cost(&root, &mut rust)?;
@@ -337,6 +345,8 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-agent",
         "-p",
         "actuator-tools",
+        "-p",
+        "actuator-eval",
         "--benches",
     ]);
     let mut example = Command::new(cargo());

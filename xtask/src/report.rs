@@ -98,6 +98,9 @@ fn rows() -> Vec<Row> {
         row("W5 RSS per extra agent, K=100 vs 1, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), Some("W5|derived: peak-RSS growth per extra agent (K=100 vs K=1)")),
         row("W5 RSS per extra agent, K=10 000 vs 1, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
         row("W5 RSS per extra agent, K=10 000 vs 1, ready model", w5(10_000, false, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
+        row("W9 eval of 10 000 samples (react, 2 turns each, 100 at once, `.eval` log): wall", "W9|eval 10 000 samples: wall", Some("W9|eval 10 000 samples: wall")),
+        row("W9 the same: samples per second", "W9|eval 10 000 samples: samples per second", Some("W9|eval 10 000 samples: samples per second")),
+        row("W9 the same: peak RSS", "W9|eval 10 000 samples: peak RSS (VmHWM)", Some("W9|eval 10 000 samples: peak RSS (ru_maxrss)")),
         row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
         row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),
     ]

@@ -16,6 +16,7 @@
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
 //! | `providers` | `get_model("openai/…")`, Anthropic, OpenAI-compatible servers; typed errors, retries | `providers` |
+//! | `eval` | `Task`, datasets, scorers, `eval` with progress, logs `inspect view` reads | `eval` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
@@ -66,6 +67,8 @@ pub use actuator_tool_macros::agent;
 #[cfg(feature = "multi")]
 pub use actuator_multi as multi;
 
+#[cfg(feature = "eval")]
+pub use actuator_eval as eval;
 #[cfg(feature = "providers")]
 pub use actuator_providers as providers;
 

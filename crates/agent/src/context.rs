@@ -515,6 +515,7 @@ impl RunContext {
         ExecuteOptions {
             events: self.inner.events.clone(),
             extensions,
+            span_id: self.inner.span.clone(),
             ..ExecuteOptions::default()
         }
     }

@@ -89,6 +89,8 @@ pub struct AgentRun {
     pub limit: Option<LimitExceeded>,
     /// What the run used: messages, tokens, turns, time, working time and cost.
     pub usage: LimitUsage,
+    /// The id of the run's `agent` span (its begin and end events carry it).
+    pub span_id: String,
 }
 
 /// Runs `agent` on `input` under `limits`, with a fresh root context.
@@ -333,6 +335,7 @@ impl RunContext {
             Err(e) => Err(AgentError::with_state(e, state)),
         });
         let usage = cx.usage();
+        let span_id = cx.span_id().unwrap_or_default().to_owned();
         match result {
             Ok(mut state) => {
                 state.detach();
@@ -340,6 +343,7 @@ impl RunContext {
                     state,
                     limit: None,
                     usage,
+                    span_id,
                 })
             }
             Err(AgentError {
@@ -352,6 +356,7 @@ impl RunContext {
                     state,
                     limit: Some(exceeded),
                     usage,
+                    span_id,
                 })
             }
             Err(mut e) => {

@@ -687,13 +687,23 @@ async fn events_are_emitted_for_generations_tools_and_the_agent_span() {
                 assert_eq!(m.tools.len(), 2);
                 "model"
             }
+            Event::Tool(t) if t.is_pending() => "tool started",
             Event::Tool(_) => "tool",
             _ => "other",
         })
         .collect();
     assert_eq!(
         kinds,
-        vec!["span_begin", "model", "tool", "model", "tool", "span_end"]
+        vec![
+            "span_begin",
+            "model",
+            "tool started",
+            "tool",
+            "model",
+            "tool started",
+            "tool",
+            "span_end"
+        ]
     );
 }
 

@@ -5,10 +5,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::SharedMessages;
-use actuator_model::{GenerateConfig, MessageContent, ModelOutput, ToolCallError};
+use actuator_model::{GenerateConfig, ModelOutput};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+
+use crate::tool_event::ToolEvent;
 
 /// What an approver decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -30,50 +31,6 @@ pub enum ApprovalDecision {
 pub fn unix_seconds(t: SystemTime) -> f64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
-}
-
-/// What an approver decided about a call, as recorded on its event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApprovalEvent {
-    /// The decision.
-    pub decision: ApprovalDecision,
-    /// The approver's explanation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub explanation: Option<String>,
-    /// The arguments after a `modify` decision.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub modified_arguments: Option<Map<String, Value>>,
-}
-
-/// One tool call, from request to result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolEvent {
-    /// The call id.
-    pub id: String,
-    /// The tool called.
-    pub function: String,
-    /// The arguments as the model sent them.
-    pub arguments: Map<String, Value>,
-    /// The result content (after truncation), as the model sees it.
-    pub result: MessageContent,
-    /// The error, when the call failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ToolCallError>,
-    /// `(original_bytes, limit)` when the output was truncated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub truncated: Option<(usize, usize)>,
-    /// The approval, when an approver was asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approval: Option<ApprovalEvent>,
-    /// When the call started (Unix seconds).
-    pub started_at: f64,
-    /// When the call ended (Unix seconds).
-    pub completed_at: f64,
-    /// Seconds spent working: wall time less time waiting for approval.
-    pub working_time: f64,
-    /// The cause, when the call failed fatally (the run ends; the model is not told).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fatal: Option<String>,
 }
 
 /// One model generation.
@@ -222,12 +179,13 @@ impl EventLog {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
 
-    /// The tool events so far.
+    /// The completed tool events so far, one per call (the pending event each call emits when
+    /// it starts is in [`EventLog::events`]).
     pub fn tool_events(&self) -> Vec<ToolEvent> {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Tool(t) => Some(t),
+                Event::Tool(t) if !t.is_pending() => Some(t),
                 _ => None,
             })
             .collect()

@@ -3,7 +3,8 @@
 //! The vocabulary of a run that every layer shares, below the executor and the agents, so
 //! that later layers (evaluations, logs) can add their own events without editing either:
 //!
-//! - [`Event`] and its kinds ([`ToolEvent`], [`ModelEvent`], [`SpanBeginEvent`],
+//! - [`Event`] and its kinds ([`ToolEvent`], pending when a call starts and completed when it
+//!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`], [`SpanBeginEvent`],
 //!   [`SpanEndEvent`], [`InfoEvent`], [`CompactionEvent`], [`LimitEvent`]), delivered to an
 //!   [`EventSink`] ([`EventLog`] keeps them in memory);
 //! - [`SharedMessages`], a model event's input: the messages of one conversation shared between
@@ -14,9 +15,12 @@
 
 mod event;
 pub use event::{
-    ApprovalDecision, ApprovalEvent, CompactionEvent, Event, EventLog, EventSink, InfoEvent,
-    LimitEvent, ModelEvent, SpanBeginEvent, SpanEndEvent, ToolEvent, unix_seconds,
+    ApprovalDecision, CompactionEvent, Event, EventLog, EventSink, InfoEvent, LimitEvent,
+    ModelEvent, SpanBeginEvent, SpanEndEvent, unix_seconds,
 };
+
+mod tool_event;
+pub use tool_event::{ApprovalEvent, RunsAgent, ToolCallAgent, ToolEvent};
 
 mod messages;
 pub use messages::SharedMessages;

@@ -128,6 +128,11 @@ pub struct Score {
     /// Why the scorer judged so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<String>,
+    /// A machine-readable reason for the value, as the reference's built-in scorers give it
+    /// (`no_response` for an empty completion, `invalid_response_format` when a pattern
+    /// found nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Anything else worth keeping.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
@@ -140,6 +145,7 @@ impl Score {
             value: value.into(),
             answer: None,
             explanation: None,
+            reason: None,
             metadata: None,
         }
     }
@@ -155,6 +161,13 @@ impl Score {
     #[must_use]
     pub fn with_explanation(mut self, explanation: impl Into<String>) -> Self {
         self.explanation = Some(explanation.into());
+        self
+    }
+
+    /// With a reason (`no_response`, `invalid_response_format`, …).
+    #[must_use]
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
         self
     }
 

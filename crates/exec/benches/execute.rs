@@ -233,19 +233,12 @@ mod w2_parts {
             .unwrap_or_default();
         bencher.bench_local(|| {
             let now = unix_seconds(SystemTime::now());
-            ToolEvent {
-                id: "call_1".to_owned(),
-                function: "add".to_owned(),
-                arguments: black_box(&arguments).clone(),
-                result: MessageContent::Text("3".to_owned()),
-                error: None,
-                truncated: None,
-                approval: None,
-                started_at: now,
-                completed_at: unix_seconds(SystemTime::now()),
-                working_time: 0.0,
-                fatal: None,
-            }
+            let mut event = ToolEvent::pending("call_1", "add", black_box(&arguments).clone(), now);
+            event.pending = None;
+            event.result = MessageContent::Text("3".to_owned());
+            event.completed_at = Some(unix_seconds(SystemTime::now()));
+            event.working_time = Some(0.0);
+            event
         });
     }
 

@@ -91,6 +91,13 @@ pub struct ApprovalRequest<'a> {
 pub trait Approver: Send + Sync {
     /// Decides about one call.
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval>;
+
+    /// The name recorded on the call's event as the approver of its decision (the reference's
+    /// registry name, such as `auto` or `human`). Defaults to the type's name; a policy can
+    /// override it with [`ApprovalPolicy::named`].
+    fn name(&self) -> &str {
+        std::any::type_name::<Self>()
+    }
 }
 
 /// An approver that always gives the same decision, explained as `Automatic decision.`
@@ -113,6 +120,10 @@ impl Approver for AutoApprover {
         Box::pin(std::future::ready(
             Approval::new(self.decision).with_explanation("Automatic decision."),
         ))
+    }
+
+    fn name(&self) -> &str {
+        "auto"
     }
 }
 
@@ -176,11 +187,13 @@ pub struct ApprovalPolicyError {
 pub struct ApprovalPolicy {
     approver: Arc<dyn Approver>,
     patterns: Vec<ToolPattern>,
+    name: Option<String>,
 }
 
 impl std::fmt::Debug for ApprovalPolicy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ApprovalPolicy")
+            .field("approver", &self.approver_name())
             .field("patterns", &self.patterns)
             .finish_non_exhaustive()
     }
@@ -208,7 +221,23 @@ impl ApprovalPolicy {
                 }
             }
         }
-        Ok(ApprovalPolicy { approver, patterns })
+        Ok(ApprovalPolicy {
+            approver,
+            patterns,
+            name: None,
+        })
+    }
+
+    /// Records the approver's decisions under `name` (policy files use the entry's name).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The name decisions of this policy are recorded under.
+    pub fn approver_name(&self) -> &str {
+        self.name.as_deref().unwrap_or_else(|| self.approver.name())
     }
 
     fn matches(&self, call: &ToolCall) -> bool {
@@ -216,24 +245,43 @@ impl ApprovalPolicy {
     }
 }
 
+/// What [`apply_policies`] decided, and which approver decided it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyDecision {
+    /// The deciding approver's answer.
+    pub approval: Approval,
+    /// The deciding approver's name ([`ApprovalPolicy::approver_name`]); `None` when every
+    /// matching approver escalated or none matched, and the call was rejected for that.
+    pub approver: Option<String>,
+}
+
 /// Asks the policies in order; the first decision that is not `escalate` wins. With none left,
 /// the call is rejected: `No approval granted for tool {function}` when some policy matched,
 /// `No approvers registered for tool {function}` when none did.
-pub async fn apply_policies(policies: &[ApprovalPolicy], request: ApprovalRequest<'_>) -> Approval {
+pub async fn apply_policies(
+    policies: &[ApprovalPolicy],
+    request: ApprovalRequest<'_>,
+) -> PolicyDecision {
     let mut matched = false;
     for policy in policies.iter().filter(|p| p.matches(request.call)) {
         matched = true;
         let approval = policy.approver.approve(request).await;
         if approval.decision != ApprovalDecision::Escalate {
-            return approval;
+            return PolicyDecision {
+                approval,
+                approver: Some(policy.approver_name().to_owned()),
+            };
         }
     }
     let function = &request.call.function;
-    Approval::reject(if matched {
-        format!("No approval granted for tool {function}")
-    } else {
-        format!("No approvers registered for tool {function}")
-    })
+    PolicyDecision {
+        approval: Approval::reject(if matched {
+            format!("No approval granted for tool {function}")
+        } else {
+            format!("No approvers registered for tool {function}")
+        }),
+        approver: None,
+    }
 }
 
 /// The view of a call when its tool has no viewer: the rendered call in a code block.
@@ -356,6 +404,11 @@ impl TerminalApprover {
 }
 
 impl Approver for TerminalApprover {
+    /// The reference's name for its terminal approver.
+    fn name(&self) -> &str {
+        "human"
+    }
+
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
         let call = request.call.clone();
         let view = request.view.clone();

@@ -6,15 +6,19 @@
 //! - [`execute_tools`]: stages ([`plan_stages`]), the per-call pipeline, declared-order results.
 //! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`], [`TerminalApprover`].
 //! - Conversation-taking tools ([`with_conversation`]): the hook handoff is built on.
-//! - Events: an `actuator_events::ToolEvent` per call to the options' `EventSink`, and a
-//!   `tracing` span per call.
+//! - Events: per call, a pending `actuator_events::ToolEvent` when it starts and the completed
+//!   one when it ends, to the options' `EventSink`, and a `tracing` span.
+//! - An operator's cancel of one running call: [`ToolCallCanceller`].
 //! - An enclosing run's limit hit inside a tool ends execution as [`ExecError::Limit`].
 
 mod approval;
 pub use approval::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalPolicyError, ApprovalRequest, Approver,
-    TerminalApprover, apply_policies, auto_approver, default_view,
+    PolicyDecision, TerminalApprover, apply_policies, auto_approver, default_view,
 };
+
+mod cancel;
+pub use cancel::{CANCELLED_BY_OPERATOR, ToolCallCanceller};
 
 mod policy_config;
 pub use policy_config::{ApprovalConfigError, ApproverRegistry};
@@ -28,6 +32,8 @@ mod error;
 pub use error::ExecError;
 
 mod execute;
+mod pipeline;
+mod runner;
 mod spread;
 pub use execute::{
     CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, check_tool_names, execute_tools,

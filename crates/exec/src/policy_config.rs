@@ -225,7 +225,9 @@ impl ApproverRegistry {
                     Tools::One(t) => vec![t],
                     Tools::Many(ts) => ts,
                 };
-                ApprovalPolicy::new(approver, tools).map_err(|e| bad(e.to_string()))
+                ApprovalPolicy::new(approver, tools)
+                    .map(|p| p.named(entry.name.clone()))
+                    .map_err(|e| bad(e.to_string()))
             })
             .collect()
     }

@@ -44,8 +44,9 @@ async fn every_call_produces_a_serializable_event() {
     assert_eq!(events[0].arguments["n"], 1);
     assert_eq!(events[0].result.text(), "fine");
     assert!(events[0].error.is_none());
-    assert!(events[0].completed_at >= events[0].started_at && events[0].started_at > 1.7e9);
-    assert!(events[0].working_time >= 0.0);
+    assert!(events[0].completed_at.unwrap() >= events[0].started_at);
+    assert!(events[0].started_at > 1.7e9);
+    assert!(events[0].working_time.unwrap() >= 0.0);
     assert_eq!(events[1].error.as_ref().unwrap().message, "broken");
     assert_eq!(
         events[2].error.as_ref().unwrap().message,

@@ -126,10 +126,19 @@ async fn a_fatal_call_in_a_large_stage_cancels_its_siblings() {
             assert_eq!(error.as_deref(), Some(CANCELLED_BY_SIBLING), "call {n}");
         }
     }
-    // One event per call, none after the stage ended.
-    let events = log.events();
-    assert_eq!(events.len(), LARGE);
-    assert!(events.iter().all(|e| matches!(e, Event::Tool(_))));
+    // One completed event per call, none after the stage ended, and a note per cancelled
+    // sibling.
+    assert_eq!(log.tool_events().len(), LARGE);
+    let cancelled = messages
+        .iter()
+        .filter(|m| result(m).2.as_deref() == Some(CANCELLED_BY_SIBLING))
+        .count();
+    let notes = log
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::Info(_)))
+        .count();
+    assert_eq!(notes, cancelled);
 }
 
 struct Guard(Arc<AtomicUsize>);

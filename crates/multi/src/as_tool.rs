@@ -1,6 +1,7 @@
 //! [`as_tool`]: call an agent like a function (§12).
 
 use actuator_agent::{AgentInput, Limit, RunContext};
+use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_model::{ChatMessage, MessageContent};
 use actuator_tool_core::{
     Content, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolOutput,
@@ -133,6 +134,11 @@ impl AsToolBuilder {
                                 .into(),
                             }
                         })?;
+                    // The call's event names the agent run it started (the reference's
+                    // `agent_span_id`).
+                    if let Some(slot) = ctx.extensions.get::<ToolCallAgent>() {
+                        slot.set_agent_span_id(run.span_id.clone());
+                    }
                     if let Some(limit) = run.limit {
                         return Err(ToolError::with_kind(
                             actuator_tool_core::ToolErrorKind::Limit,
@@ -143,7 +149,9 @@ impl AsToolBuilder {
                     Ok::<_, ToolFailure>(result_of(&run.state))
                 }
             })
-            .build()?)
+            .build()?
+            // Its calls' events name the agent run they start.
+            .with_extension(RunsAgent))
     }
 }
 

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use actuator_agent::{AgentState, Limit, MessageFilter, RunContext};
+use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
 use actuator_tool_core::{Content, Extensions, FatalToolError, ToolArgs, ToolDef, ToolFailure};
@@ -116,7 +117,9 @@ impl HandoffBuilder {
             .parameters(parameters)
             .parallel(false)
             .conversation_handler(ConversationHandler::new(handoff))
-            .build()?)
+            .build()?
+            // Its calls' events name the agent handed off to.
+            .with_extension(RunsAgent))
     }
 }
 
@@ -214,6 +217,10 @@ impl Handoff {
                     .await
             })
             .await;
+        // The call's event names the agent handed off to (the reference's `agent`).
+        if let Some(slot) = extensions.get::<ToolCallAgent>() {
+            slot.set_agent(agent_name.clone());
+        }
         let run = match run {
             Ok(run) => run,
             // Another scope's limit ends the whole run (D9); anything else is fatal too.

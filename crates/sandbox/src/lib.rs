@@ -5,12 +5,15 @@
 //! - [`Sandbox`]: an object-safe trait (exec with argv, stdin, cwd, env, user, timeout and an
 //!   output limit; `read_file`; `write_file`; interactive processes; a name), so other
 //!   backends (docker, Kubernetes, a remote service) fit later without touching the tools.
-//! - [`LocalSandbox`]: the embedded default. A per-run working directory, and every command
-//!   confined with [bubblewrap](https://github.com/containers/bubblewrap): read-only system
-//!   directories (`/usr`, `/etc`), the working directory and a private `/tmp` as the only
-//!   writable places, no network unless enabled, its own PID namespace and session, killed
-//!   with its parent, and resource limits (processes, file size, memory) set with `prlimit`.
-//!   When the caller is root, commands run as an unprivileged user (`nobody` by default).
+//! - [`LocalSandbox`]: the embedded default. A per-run working directory, and one
+//!   [bubblewrap](https://github.com/containers/bubblewrap) sandbox per run in which every
+//!   command runs: read-only system directories (`/usr`, `/etc`), the working directory and
+//!   a private `/tmp` as the only writable places, no network unless enabled, its own PID
+//!   namespace (and session, when the caller has a terminal), killed with its parent, and resource limits (processes, file
+//!   size, memory) set with `prlimit`. When the caller is root, commands run as an
+//!   unprivileged user (`nobody` by default). A small bash supervisor inside forks each
+//!   command as its own process group, so a process left in the background keeps running
+//!   until the sandbox is dropped, which ends the whole PID namespace.
 //! - [`SandboxHandle`]: the run resource through which tools find their run's sandbox
 //!   (`RunOptions::resource(SandboxHandle::new(sandbox))`; tools read it from
 //!   `ToolContext::extensions`).

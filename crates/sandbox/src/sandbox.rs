@@ -144,7 +144,9 @@ impl ExecRequest {
 /// What a finished command produced. A non-zero exit is a result, not an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecOutput {
-    /// The exit code (`None` when killed by a signal).
+    /// The exit code. A command killed by signal `n` is `Some(128 + n)` in a confined
+    /// [`LocalSandbox`](crate::LocalSandbox) (its supervisor learns statuses as a shell
+    /// does) and `None` unconfined.
     pub status: Option<i32>,
     /// Standard output.
     pub stdout: String,

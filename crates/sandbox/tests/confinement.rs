@@ -1,6 +1,7 @@
 //! Confinement, as an attacker would test it: writes outside the workdir, the host's home,
-//! the network (a loopback server started here), PID isolation, fork bombs, file sizes, and
-//! processes left behind (checked from outside the sandbox).
+//! the network (a loopback server started here), PID isolation, fork bombs, file sizes,
+//! processes left behind (checked from outside the sandbox), and a command killing the
+//! sandbox's supervisor.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -138,7 +139,7 @@ async fn the_network_is_unreachable_unless_enabled() {
 }
 
 #[tokio::test]
-async fn commands_have_their_own_pid_namespace_and_hostname() {
+async fn the_sandbox_has_its_own_pid_namespace_and_hostname() {
     let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
         return;
     };
@@ -150,6 +151,18 @@ async fn commands_have_their_own_pid_namespace_and_hostname() {
     let count: usize = lines.next().unwrap().trim().parse().unwrap();
     assert!(count < 10, "the sandbox sees {count} processes");
     assert_eq!(lines.next(), Some("sandbox"));
+}
+
+#[tokio::test]
+async fn no_terminal_is_reachable() {
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    // With a controlling terminal the sandbox gets a session of its own; without one it has
+    // none to reach: either way `/dev/tty` (and so TIOCSTI injection) is out of reach.
+    let out = sb.exec(bash("echo injected > /dev/tty")).await.unwrap();
+    assert_ne!(out.status, Some(0), "{out:?}");
+    assert!(out.stderr.contains("No such device or address"), "{out:?}");
 }
 
 #[tokio::test]
@@ -198,20 +211,72 @@ async fn file_size_is_limited() {
     assert_eq!(out.stdout.trim(), (1 << 20).to_string());
 }
 
+/// Waits up to 3 s for `marker` to appear on the host.
+async fn seen_on_host(marker: &str) -> bool {
+    for _ in 0..30 {
+        if host_has_process(marker) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
 #[tokio::test]
-async fn a_background_process_dies_with_its_command() {
+async fn a_background_process_outlives_its_command_until_the_sandbox_goes() {
     let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
         return;
     };
-    let marker = "47.123";
+    // One without nohup, one with: neither dies when its command's shell exits.
+    let (plain, hup) = ("47.123", "47.124");
     let out = sb
         .exec(bash(&format!(
-            "nohup sleep {marker} >/dev/null 2>&1 & echo started"
+            "sleep {plain} >/dev/null 2>&1 & echo $! > plain.pid; \
+             nohup sleep {hup} >/dev/null 2>&1 & echo started"
         )))
         .await
         .unwrap();
     assert_eq!(out.stdout, "started\n");
+    // Still there after the command returned, seen from the host...
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(host_has_process(&format!("sleep {plain}")));
+    assert!(host_has_process(&format!("sleep {hup}")));
+    // ...and from a later command, in the same PID namespace.
+    let out = sb
+        .exec(bash(
+            "kill -0 \"$(cat plain.pid)\" && echo alive; ps -eo args",
+        ))
+        .await
+        .unwrap();
+    assert!(out.stdout.starts_with("alive\n"), "{out:?}");
+    assert!(out.stdout.contains(&format!("sleep {hup}")), "{out:?}");
+    // The run ends: everything it left goes with the sandbox.
+    drop(sb);
+    assert!(gone_from_host(&format!("sleep {plain}")).await);
+    assert!(gone_from_host(&format!("sleep {hup}")).await);
+}
+
+#[tokio::test]
+async fn a_command_that_kills_the_supervisor_gets_a_fresh_sandbox_next() {
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    let marker = "51.515";
+    let _ = sb
+        .exec(bash(&format!("nohup sleep {marker} >/dev/null 2>&1 &")))
+        .await
+        .unwrap();
+    assert!(seen_on_host(&format!("sleep {marker}")).await);
+    // Everything the sandbox's user may signal, the supervisor included.
+    let result = sb
+        .exec(bash("kill -9 -1; sleep 5").timeout(Duration::from_secs(20)))
+        .await;
+    assert!(result.is_err(), "{result:?}");
+    // The old sandbox is gone with what ran in it; the next command gets a new one.
     assert!(gone_from_host(&format!("sleep {marker}")).await);
+    std::fs::write(sb.host_workdir().join("kept"), "files stay\n").unwrap();
+    let out = sb.exec(bash("cat kept")).await.unwrap();
+    assert_eq!(out.stdout, "files stay\n");
 }
 
 #[tokio::test]
@@ -234,9 +299,22 @@ async fn a_dropped_call_leaves_nothing_running() {
     };
     let marker = "49.213";
     let cmd = format!("sleep {marker}");
-    let call = sb.exec(bash(&cmd));
-    let _ = tokio::time::timeout(Duration::from_millis(500), call).await;
+    let call = sb.exec(bash(&format!("{cmd} & {cmd}")));
+    // Seen running first, so the call is dropped after its command started.
+    let watch = async {
+        assert!(seen_on_host(&cmd).await);
+    };
+    tokio::select! {
+        result = call => panic!("the call finished: {result:?}"),
+        () = watch => {}
+    }
     assert!(gone_from_host(&cmd).await);
+    // A call dropped before its command even started leaves nothing either.
+    let early = format!("sleep {marker}1");
+    let call = sb.exec(bash(&early));
+    let _ = tokio::time::timeout(Duration::from_micros(1), call).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(gone_from_host(&early).await);
 }
 
 #[tokio::test]

@@ -208,3 +208,107 @@ async fn dropping_the_sandbox_deletes_its_directory() {
     drop(sb);
     assert!(!root.exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_parallel_commands_each_get_their_own_output() {
+    let Some(sb) = sandbox() else { return };
+    let sb = std::sync::Arc::new(sb);
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..100 {
+        let sb = sb.clone();
+        calls.spawn(async move {
+            let req = bash(&format!(
+                "echo out {i}; echo err {i} >&2; exit $(({i} % 7))"
+            ))
+            .stdin(format!("in {i}"))
+            .timeout(Duration::from_secs(60));
+            (i, sb.exec(req).await)
+        });
+    }
+    let mut seen = 0;
+    while let Some(joined) = calls.join_next().await {
+        let (i, out) = joined.unwrap();
+        let out = out.unwrap_or_else(|e| panic!("call {i}: {e}"));
+        assert_eq!(out.stdout, format!("out {i}\n"));
+        assert_eq!(out.stderr, format!("err {i}\n"));
+        assert_eq!(out.status, Some(i % 7));
+        seen += 1;
+    }
+    assert_eq!(seen, 100);
+}
+
+#[tokio::test]
+async fn commands_get_exactly_the_sandbox_environment_and_the_requested_variables() {
+    let Some(sb) = sandbox() else { return };
+    let req = ExecRequest::new(["env"])
+        .env("GREETING", "it's \"quoted\" $HOME")
+        .env("NOT-A-SHELL-NAME", "1");
+    let out = sb.exec(req).await.unwrap();
+    let mut vars: Vec<&str> = out.stdout.lines().collect();
+    vars.sort_unstable();
+    let home = format!("HOME={}", sb.workdir());
+    assert_eq!(
+        vars,
+        [
+            "GREETING=it's \"quoted\" $HOME",
+            &home,
+            "LANG=C.UTF-8",
+            "NOT-A-SHELL-NAME=1",
+            "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "TMPDIR=/tmp",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_missing_program_or_working_directory_is_a_result_with_a_message() {
+    let Some(sb) = sandbox() else { return };
+    let out = sb
+        .exec(ExecRequest::new(["no-such-program"]))
+        .await
+        .unwrap();
+    assert_eq!(out.status, Some(127));
+    assert_eq!(out.stderr, "no-such-program: command not found\n");
+    let out = sb
+        .exec(ExecRequest::new(["pwd"]).cwd("missing"))
+        .await
+        .unwrap();
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.contains("No such file or directory"), "{out:?}");
+    // A name that is also a shell builtin runs the program, not the builtin.
+    let out = sb
+        .exec(ExecRequest::new(["echo", "--version"]))
+        .await
+        .unwrap();
+    assert!(out.stdout.contains("GNU coreutils"), "{out:?}");
+}
+
+#[tokio::test]
+async fn finished_calls_leave_no_files_in_the_control_directory() {
+    let Some(sb) = sandbox() else { return };
+    sb.exec(bash("cat").stdin("x")).await.unwrap();
+    sb.exec(ExecRequest::new(["no-such-program"]))
+        .await
+        .unwrap();
+    sb.exec(ExecRequest::new(["pwd"]).cwd("missing"))
+        .await
+        .unwrap();
+    let _ = sb
+        .exec(bash("sleep 10").timeout(Duration::from_millis(300)))
+        .await
+        .unwrap_err();
+    let _ = sb.exec(bash("yes").max_output(10)).await.unwrap_err();
+    let ctl = sb.host_root().join("ctl");
+    let mut left = Vec::new();
+    for _ in 0..30 {
+        left = std::fs::read_dir(&ctl)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        if left == ["kill"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, ["kill"]);
+}

@@ -3,7 +3,9 @@
 //!
 //! Plain timed loops on a current-thread runtime (one thread, like Inspect's event loop),
 //! printing `RESULT {json}` lines like the Python reference (`bench/python-reference/w7_sandbox.py`);
-//! `--quick` runs a fifth of the samples. `--unconfined` measures the unconfined mode too.
+//! `--quick` runs a fifth of the samples. `--unconfined` measures the unconfined mode too;
+//! `--breakdown` instead times the sandbox's `exec` alone for `true`, `bash -c` and
+//! `bash --login -c` (where the time of one call goes).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -14,7 +16,7 @@ use std::time::Instant;
 
 use actuator_exec::{ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
-use actuator_sandbox::{LocalSandbox, LocalSandboxBuilder, SandboxHandle};
+use actuator_sandbox::{ExecRequest, LocalSandbox, LocalSandboxBuilder, Sandbox, SandboxHandle};
 use actuator_tools::{BashOptions, bash};
 use serde_json::json;
 
@@ -146,9 +148,51 @@ fn run(label: &str, builder: LocalSandboxBuilder, quick: bool) {
     );
 }
 
+/// Where the time of one call goes: the same sandbox's `exec` alone (no executor, no tool)
+/// of `true`, `bash -c 'echo hi'` and the tool's `bash --login -c 'echo hi'`.
+fn breakdown(label: &str, builder: LocalSandboxBuilder, quick: bool) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let sandbox = builder
+        .build()
+        .unwrap_or_else(|e| panic!("W7 needs a sandbox: {e}"));
+    let runs = if quick { 20 } else { 100 };
+    let cases: [(&str, &[&str]); 3] = [
+        ("true", &["true"]),
+        ("bash -c 'echo hi'", &["bash", "-c", "echo hi"]),
+        (
+            "bash --login -c 'echo hi'",
+            &["bash", "--login", "-c", "echo hi"],
+        ),
+    ];
+    for (name, argv) in cases {
+        let request = ExecRequest::new(argv.iter().copied());
+        rt.block_on(sandbox.exec(request.clone())).unwrap();
+        let walls: Vec<f64> = (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                rt.block_on(sandbox.exec(request.clone())).unwrap();
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        emit(&format!("exec {name} alone, {label}"), &walls, "ms");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
+    if args.iter().any(|a| a == "--breakdown") {
+        breakdown("LocalSandbox (bubblewrap)", LocalSandbox::builder(), quick);
+        breakdown(
+            "LocalSandbox unconfined",
+            LocalSandbox::builder().unconfined(),
+            quick,
+        );
+        return;
+    }
     run("LocalSandbox (bubblewrap)", LocalSandbox::builder(), quick);
     if args.iter().any(|a| a == "--unconfined") {
         run(

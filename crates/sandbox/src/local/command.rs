@@ -1,11 +1,8 @@
-//! The command line that confines one process: bubblewrap's mounts and namespaces, then
+//! The command line that confines the sandbox's supervisor: bubblewrap's mounts and namespaces, then
 //! `prlimit`'s resource limits, then (when the caller is root) `setpriv` dropping to an
 //! unprivileged user.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
-use crate::SandboxError;
 
 /// Resource limits of every process a [`LocalSandbox`](crate::LocalSandbox) starts, set with
 /// `prlimit` inside the sandbox (`None`: no limit).
@@ -86,6 +83,27 @@ pub(crate) struct Confined {
     pub identity: Identity,
     pub limits: ResourceLimits,
     pub ro_binds: Vec<PathBuf>,
+    /// The supervisor's control directory (bound at the same path inside).
+    pub ctl: PathBuf,
+    /// Where the supervisor's standard error goes (on the host only).
+    pub log: PathBuf,
+    /// Whether the sandbox gets a session of its own (`--new-session`): when the caller has
+    /// a controlling terminal, so the sandbox can never reach it (`TIOCSTI`). Without one
+    /// there is no terminal to reach, and staying in the caller's session keeps the
+    /// sandbox in the caller's scheduler autogroup: a session of its own is an autogroup of
+    /// its own, which a loaded machine serves several milliseconds later per command.
+    pub new_session: bool,
+}
+
+/// Whether this process has a controlling terminal (`/dev/tty` opens).
+pub(crate) fn has_controlling_terminal() -> bool {
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::open(
+        "/dev/tty",
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )
+    .is_ok()
 }
 
 /// The system directories bound read-only (the rest of the host is not visible).
@@ -137,6 +155,7 @@ impl Confined {
             }
         }
         a.extend(["--bind".to_owned(), s(&self.workdir), s(&self.workdir)]);
+        a.extend(["--bind".to_owned(), s(&self.ctl), s(&self.ctl)]);
         // The sandbox's own root (a tmpfs holding the mount points) is read-only too.
         a.extend(["--remount-ro".to_owned(), "/".to_owned()]);
         a.extend(["--chdir".to_owned(), s(cwd)]);
@@ -149,8 +168,10 @@ impl Confined {
             "--hostname",
             "sandbox",
             "--die-with-parent",
-            "--new-session",
         ]);
+        if self.new_session {
+            push(&["--new-session"]);
+        }
         if !self.network {
             push(&["--unshare-net"]);
         }
@@ -177,47 +198,6 @@ impl Confined {
         a.extend(argv.iter().cloned());
         a
     }
-
-    /// Starts `true` in the sandbox once per process and bwrap path: bwrap may be installed
-    /// yet refuse (user namespaces disabled, a seccomp policy, a missing `prlimit`).
-    pub fn probe(&self) -> Result<(), SandboxError> {
-        static PROBED: OnceLock<std::sync::Mutex<Vec<(PathBuf, bool)>>> = OnceLock::new();
-        let cache = PROBED.get_or_init(Default::default);
-        let key = (self.bwrap.clone(), self.network);
-        if let Ok(seen) = cache.lock()
-            && seen.iter().any(|(p, net)| (p, *net) == (&key.0, key.1))
-        {
-            return Ok(());
-        }
-        let argv = self.argv(&self.workdir, &["true".to_owned()]);
-        let (program, args) = argv.split_first().ok_or(SandboxError::BubblewrapMissing)?;
-        let out = std::process::Command::new(program)
-            .args(args)
-            .env_clear()
-            .env("PATH", SANDBOX_PATH)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => SandboxError::BubblewrapMissing,
-                _ => SandboxError::BubblewrapRefused {
-                    stderr: e.to_string(),
-                },
-            })?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-            return Err(SandboxError::BubblewrapRefused {
-                stderr: if stderr.is_empty() {
-                    format!("it exited with {}", out.status)
-                } else {
-                    stderr
-                },
-            });
-        }
-        if let Ok(mut seen) = cache.lock() {
-            seen.push(key);
-        }
-        Ok(())
-    }
 }
 
 /// `PATH` inside the sandbox.
@@ -235,7 +215,12 @@ pub(crate) fn find_bwrap() -> Option<PathBuf> {
 /// Quotes `argv` for `sh -c` (single quotes; embedded single quotes closed and escaped).
 pub(crate) fn shell_join(argv: &[String]) -> String {
     argv.iter()
-        .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
+        .map(|arg| shell_quote(arg))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Quotes one word for a shell (single quotes; embedded single quotes closed and escaped).
+pub(crate) fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
 }

@@ -3,15 +3,19 @@
 
 mod command;
 mod run;
+mod script;
+mod supervisor;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use actuator_tool_core::{BoxFuture, ToolErrorKind};
 use tokio::process::Command;
 
 pub use command::ResourceLimits;
-use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, shell_join};
+use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, has_controlling_terminal, shell_join};
 use run::{LiveGroups, collect, spawn};
+use supervisor::{Input, Launch, Supervisor};
 
 use crate::error::utf8_reason;
 use crate::{
@@ -109,9 +113,10 @@ impl LocalSandboxBuilder {
         self
     }
 
-    /// Creates the working directory and checks that bubblewrap starts (once per process:
-    /// a short blocking probe). Fails with [`SandboxError::BubblewrapMissing`] or
-    /// [`SandboxError::BubblewrapRefused`], whose texts say how to fix it.
+    /// Creates the working directory and starts the sandbox (bubblewrap and the supervisor
+    /// inside it: a short blocking start, a few milliseconds). Fails with
+    /// [`SandboxError::BubblewrapMissing`] or [`SandboxError::BubblewrapRefused`], whose
+    /// texts say how to fix it.
     pub fn build(self) -> Result<LocalSandbox, SandboxError> {
         let root = match &self.parent {
             Some(p) => tempfile::Builder::new()
@@ -125,8 +130,8 @@ impl LocalSandboxBuilder {
         let tmp = root.path().join("tmp");
         std::fs::create_dir(&workdir)?;
         std::fs::create_dir(&tmp)?;
-        let confined = match self.confinement {
-            Confinement::Unconfined => None,
+        let (confined, supervisor) = match self.confinement {
+            Confinement::Unconfined => (None, None),
             Confinement::Bubblewrap => {
                 let bwrap = self
                     .bwrap
@@ -150,9 +155,12 @@ impl LocalSandboxBuilder {
                     identity,
                     limits: self.limits,
                     ro_binds: self.ro_binds,
+                    ctl: root.path().join("ctl"),
+                    log: root.path().join("supervisor.log"),
+                    new_session: has_controlling_terminal(),
                 };
-                confined.probe()?;
-                Some(confined)
+                let supervisor = Arc::new(Supervisor::start(&confined)?);
+                (Some(confined), Some(supervisor))
             }
         };
         Ok(LocalSandbox {
@@ -160,6 +168,7 @@ impl LocalSandboxBuilder {
             workdir,
             tmp,
             confined,
+            supervisor: Mutex::new(supervisor),
             live: LiveGroups::default(),
             root,
         })
@@ -169,16 +178,23 @@ impl LocalSandboxBuilder {
 /// The embedded sandbox: a fresh working directory per run, every command confined with
 /// bubblewrap (see the crate docs for what that means).
 ///
-/// Dropping it kills every process it started that is still running and deletes its
-/// directory, so a run that ends, is cancelled or panics leaves nothing behind. Each command
-/// has its own PID namespace: a process a command leaves in the background is killed when
-/// that command's shell exits.
+/// Confined, it is one long-lived bubblewrap sandbox (one PID namespace) started when it is
+/// built, with a small supervisor inside that forks each command as its own process group:
+/// a process a command leaves in the background keeps running, as in the reference, until
+/// the sandbox goes. If a command kills the supervisor, the next command starts a fresh
+/// sandbox (the working directory is kept, background processes are not). Unconfined, each
+/// command is a plain subprocess whose whole process group is killed when it exits.
+///
+/// Dropping it kills every process it started that is still running (the whole PID
+/// namespace, when confined) and deletes its directory, so a run that ends, is cancelled or
+/// panics leaves nothing behind.
 #[derive(Debug)]
 pub struct LocalSandbox {
     workdir: PathBuf,
     workdir_str: String,
     tmp: PathBuf,
     confined: Option<Confined>,
+    supervisor: Mutex<Option<Arc<Supervisor>>>,
     live: LiveGroups,
     // Last, so processes are killed before the directory goes.
     root: tempfile::TempDir,
@@ -219,23 +235,33 @@ impl LocalSandbox {
         }
     }
 
+    /// An unconfined command.
     fn command(&self, argv: &[String], cwd: &Path, env: &[(String, String)]) -> Command {
-        let full = match &self.confined {
-            Some(c) => c.argv(cwd, argv),
-            None => argv.to_vec(),
-        };
-        let mut cmd = Command::new(full.first().map_or("true", String::as_str));
-        cmd.args(full.iter().skip(1))
+        let mut cmd = Command::new(argv.first().map_or("true", String::as_str));
+        cmd.args(argv.iter().skip(1))
             .env_clear()
             .env("PATH", SANDBOX_PATH)
             .env("HOME", &self.workdir)
             .env("LANG", "C.UTF-8")
             .env("TMPDIR", "/tmp")
-            .envs(env.iter().map(|(k, v)| (k, v)));
-        if self.confined.is_none() {
-            cmd.current_dir(cwd);
-        }
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(cwd);
         cmd
+    }
+
+    /// The running supervisor, or a fresh one when a command killed the last.
+    fn supervisor(&self, confined: &Confined) -> Result<Arc<Supervisor>, SandboxError> {
+        let mut slot = match self.supervisor.lock() {
+            Ok(slot) => slot,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(running) = slot.as_ref().filter(|s| s.alive()) {
+            return Ok(Arc::clone(running));
+        }
+        tracing::warn!("the sandbox's supervisor is gone; starting a new sandbox");
+        let fresh = Arc::new(Supervisor::start(confined)?);
+        *slot = Some(Arc::clone(&fresh));
+        Ok(fresh)
     }
 
     fn cwd(&self, cwd: Option<&str>) -> PathBuf {
@@ -256,22 +282,31 @@ impl LocalSandbox {
             });
         }
         let cwd = self.cwd(request.cwd.as_deref());
+        let limit = request.max_output.unwrap_or(DEFAULT_MAX_OUTPUT);
+        if let Some(confined) = &self.confined {
+            let supervisor = self.supervisor(confined)?;
+            let launch = Launch {
+                argv: &request.argv,
+                cwd: &cwd,
+                env: &request.env,
+                input: request.stdin.map_or(Input::Null, Input::Bytes),
+                stderr: true,
+            };
+            return supervisor.exec(launch, request.timeout, limit).await;
+        }
         let cmd = self.command(&request.argv, &cwd, &request.env);
         let (child, guard) = spawn(cmd, request.stdin.is_some(), &self.live)?;
-        collect(
-            child,
-            guard,
-            request.stdin,
-            request.timeout,
-            request.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
-        )
-        .await
+        collect(child, guard, request.stdin, request.timeout, limit).await
     }
 }
 
 impl Drop for LocalSandbox {
     fn drop(&mut self) {
         self.live.kill_all();
+        // Kills bwrap, and with it the sandbox's whole PID namespace.
+        if let Ok(mut slot) = self.supervisor.lock() {
+            slot.take();
+        }
     }
 }
 
@@ -381,6 +416,17 @@ impl Sandbox for LocalSandbox {
             let mut env = request.env.clone();
             env.push(("SHELL".to_owned(), "/bin/bash".to_owned()));
             env.push(("TERM".to_owned(), "dumb".to_owned()));
+            if let Some(confined) = &self.confined {
+                let supervisor = self.supervisor(confined)?;
+                let launch = Launch {
+                    argv: &argv,
+                    cwd: &self.workdir,
+                    env: &env,
+                    input: Input::Pipe,
+                    stderr: false,
+                };
+                return supervisor.session(launch).await;
+            }
             let cmd = self.command(&argv, &self.workdir, &env);
             let (mut child, guard) = spawn(cmd, true, &self.live)?;
             // The terminal carries the shell's standard error; only `script`'s own is here.

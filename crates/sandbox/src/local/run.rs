@@ -1,7 +1,9 @@
-//! Spawning a command as its own process group, collecting its output under a timeout and an
-//! output limit, and killing the whole group when it is done, timed out or dropped.
+//! Collecting a command's output under a timeout and an output limit (both modes), and, for
+//! the unconfined mode, spawning a command as its own process group and killing the whole
+//! group when it is done, timed out or dropped.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -104,8 +106,96 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Feeds `input`, reads both streams until they close, and waits for the exit, killing the
-/// group on timeout or when more than `limit` bytes arrive.
+/// How collecting a command's output ended.
+#[derive(Debug)]
+pub(crate) enum Collected {
+    /// Both streams closed and the command exited.
+    Exited(RawOutput),
+    /// The deadline passed first (the output until then).
+    TimedOut { stdout: Vec<u8>, stderr: Vec<u8> },
+    /// More than the limit arrived (the output until then, not yet cut).
+    OverLimit { stdout: Vec<u8>, stderr: Vec<u8> },
+    /// The exit status could not be learnt.
+    Failed(SandboxError),
+}
+
+impl Collected {
+    /// The call's result; the caller has already killed what a timeout or the output limit
+    /// left running.
+    pub(crate) fn into_result(self, limit: usize) -> Result<RawOutput, SandboxError> {
+        match self {
+            Collected::Exited(raw) => Ok(raw),
+            Collected::TimedOut { stdout, stderr } => Err(SandboxError::Timeout {
+                stdout: lossy(&stdout),
+                stderr: lossy(&stderr),
+            }),
+            Collected::OverLimit {
+                mut stdout,
+                mut stderr,
+            } => {
+                // Cut standard output first: standard error is usually the shorter and says why.
+                stderr.truncate(limit);
+                stdout.truncate(limit - stderr.len());
+                Err(SandboxError::OutputLimit {
+                    limit,
+                    stdout: lossy(&stdout),
+                    stderr: lossy(&stderr),
+                })
+            }
+            Collected::Failed(err) => Err(err),
+        }
+    }
+}
+
+/// Reads both streams until they close, then waits for `exit`, stopping at `deadline` or
+/// when more than `limit` bytes arrived. Kills nothing: the caller does, on anything but
+/// [`Collected::Exited`].
+pub(crate) async fn collect_streams<O, E, W>(
+    mut stdout: Option<O>,
+    mut stderr: Option<E>,
+    exit: W,
+    deadline: Option<Instant>,
+    limit: usize,
+) -> Collected
+where
+    O: AsyncRead + Unpin,
+    E: AsyncRead + Unpin,
+    W: Future<Output = Result<Option<i32>, SandboxError>>,
+{
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let mut buf_out = vec![0u8; 16 * 1024];
+    let mut buf_err = vec![0u8; 16 * 1024];
+    let sleep = sleep_until(deadline);
+    tokio::pin!(sleep);
+    while stdout.is_some() || stderr.is_some() {
+        tokio::select! {
+            n = read_some(&mut stdout, &mut buf_out) => {
+                if let Some(n) = n { out.extend_from_slice(&buf_out[..n]) } else { stdout = None }
+            }
+            n = read_some(&mut stderr, &mut buf_err) => {
+                if let Some(n) = n { err.extend_from_slice(&buf_err[..n]) } else { stderr = None }
+            }
+            () = &mut sleep => return Collected::TimedOut { stdout: out, stderr: err },
+        }
+        if out.len() + err.len() > limit {
+            return Collected::OverLimit {
+                stdout: out,
+                stderr: err,
+            };
+        }
+    }
+    tokio::select! {
+        status = exit => match status {
+            Ok(status) => Collected::Exited(RawOutput { status, stdout: out, stderr: err }),
+            Err(e) => Collected::Failed(e),
+        },
+        () = &mut sleep => Collected::TimedOut { stdout: out, stderr: err },
+    }
+}
+
+/// Feeds `input` to an unconfined child, collects its output, and kills its whole group
+/// when it is done (so nothing it started outlives it), timed out or over the limit.
 pub(crate) async fn collect(
     mut child: Child,
     guard: GroupGuard,
@@ -121,56 +211,17 @@ pub(crate) async fn collect(
             let _ = stdin.shutdown().await;
         });
     }
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let mut buf_out = vec![0u8; 16 * 1024];
-    let mut buf_err = vec![0u8; 16 * 1024];
-    let sleep = sleep_until(deadline);
-    tokio::pin!(sleep);
-    while stdout.is_some() || stderr.is_some() {
-        tokio::select! {
-            n = read_some(&mut stdout, &mut buf_out) => {
-                if let Some(n) = n { out.extend_from_slice(&buf_out[..n]) } else { stdout = None }
-            }
-            n = read_some(&mut stderr, &mut buf_err) => {
-                if let Some(n) = n { err.extend_from_slice(&buf_err[..n]) } else { stderr = None }
-            }
-            () = &mut sleep => {
-                drop(guard);
-                let _ = child.kill().await;
-                return Err(SandboxError::Timeout { stdout: lossy(&out), stderr: lossy(&err) });
-            }
-        }
-        if out.len() + err.len() > limit {
-            drop(guard);
-            let _ = child.kill().await;
-            // Cut standard output first: standard error is usually the shorter and says why.
-            err.truncate(limit);
-            out.truncate(limit - err.len());
-            return Err(SandboxError::OutputLimit {
-                limit,
-                stdout: lossy(&out),
-                stderr: lossy(&err),
-            });
-        }
-    }
-    let status = tokio::select! {
-        s = child.wait() => s?,
-        () = &mut sleep => {
-            drop(guard);
-            let _ = child.kill().await;
-            return Err(SandboxError::Timeout { stdout: lossy(&out), stderr: lossy(&err) });
-        }
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let exit = async {
+        let status = child.wait().await?;
+        Ok(status.code())
     };
-    // Anything the command left behind in its group goes now.
+    let collected = collect_streams(stdout, stderr, exit, deadline, limit).await;
+    // Anything the command left behind in its group goes now (and on a timeout or over the
+    // limit, the command itself; `kill_on_drop` reaps the child).
     drop(guard);
-    Ok(RawOutput {
-        status: status.code(),
-        stdout: out,
-        stderr: err,
-    })
+    collected.into_result(limit)
 }
 
 /// Reads once; `None` at end of stream, on error, or when the stream is already closed
@@ -185,7 +236,7 @@ async fn read_some<R: AsyncRead + Unpin>(stream: &mut Option<R>, buf: &mut [u8])
     }
 }
 
-async fn sleep_until(deadline: Option<Instant>) {
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,

@@ -1,0 +1,155 @@
+//! An evaluation: 20 arithmetic questions, the quickstart's tools, a react agent on a model
+//! that computes its answers (no API key), a progress display, and a log `inspect view` opens.
+//!
+//! Run with `cargo run --example eval --features eval [-- --log-dir DIR]` (default `logs`),
+//! then `inspect view --log-dir DIR` (from `pip install inspect_ai`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actuator::agent::react;
+use actuator::eval::scorers::{Location, match_};
+use actuator::eval::{Dataset, EvalOptions, Sample, Task, eval};
+use actuator::model::{ChatMessage, FunctionModel, ModelOutput, ModelUsage, ToolCall};
+use actuator::multi::as_solver;
+use actuator::prelude::*;
+use serde_json::json;
+
+/// Add two integers.
+///
+/// # Arguments
+/// * `x` - First addend.
+/// * `y` - Second addend.
+#[tool]
+async fn add(x: i64, y: i64) -> i64 {
+    x + y
+}
+
+/// Multiply two integers.
+///
+/// # Arguments
+/// * `x` - First factor.
+/// * `y` - Second factor.
+#[tool]
+async fn multiply(x: i64, y: i64) -> Result<i64, ToolError> {
+    x.checked_mul(y)
+        .ok_or_else(|| ToolError::new("The product does not fit in 64 bits."))
+}
+
+/// A stand-in for a real model: it reads "What is X + Y?" or "What is X × Y?", calls the
+/// matching tool, then submits the tool's answer.
+fn arithmetic_model() -> FunctionModel {
+    FunctionModel::new("mockllm/model", |messages, _tools| {
+        let question = messages
+            .iter()
+            .find_map(|m| match m {
+                ChatMessage::User(u) => Some(u.content.text()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let numbers: Vec<i64> = question
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let result = messages.iter().rev().find_map(|m| match m {
+            ChatMessage::Tool(t) if t.error.is_none() => Some(t.content.text()),
+            _ => None,
+        });
+        let (text, call) = match result {
+            Some(answer) => (
+                format!("The answer is {answer}."),
+                ToolCall::new("submit_1", "submit", json!({"answer": answer})),
+            ),
+            None => {
+                let tool = if question.contains('×') {
+                    "multiply"
+                } else {
+                    "add"
+                };
+                let args = json!({"x": numbers.first().copied().unwrap_or(0), "y": numbers.get(1).copied().unwrap_or(0)});
+                (
+                    format!("Let me {tool}."),
+                    ToolCall::new("call_1", tool, args),
+                )
+            }
+        };
+        let mut out = ModelOutput::for_tool_calls("mockllm/model", text, vec![call]);
+        out.usage = Some(ModelUsage::new(120, 18));
+        Ok(out)
+    })
+}
+
+fn dataset() -> Dataset {
+    let samples = (1..=20).map(|i: i64| {
+        let (x, y) = (i * 3, i + 4);
+        if i % 2 == 0 {
+            Sample::new(format!("What is {x} × {y}?"), (x * y).to_string())
+        } else {
+            Sample::new(format!("What is {x} + {y}?"), (x + y).to_string())
+        }
+        .with_id(i)
+    });
+    Dataset::new(samples).with_name("arithmetic")
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let mut log_dir = PathBuf::from("logs");
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--log-dir" => {
+                log_dir = args
+                    .next()
+                    .map(PathBuf::from)
+                    .ok_or("--log-dir needs a directory")?;
+            }
+            other => {
+                return Err(
+                    format!("unknown argument {other}; usage: eval [--log-dir DIR]").into(),
+                );
+            }
+        }
+    }
+    let agent = react()
+        .name("calculator")
+        .tools([add_tool(), multiply_tool()])
+        .model(Arc::new(arithmetic_model()))
+        .build()?;
+    let task = Task::new(
+        "arithmetic",
+        dataset(),
+        Arc::new(as_solver(Arc::new(agent)).build()?),
+    )
+    .solver_name("react")
+    .scorer(match_(Location::End, true, true));
+    let run = eval(
+        &task,
+        EvalOptions::new()
+            .model("mockllm/model")
+            .max_samples(8)
+            .log_dir(&log_dir)
+            .progress(true)
+            .ctrl_c(true),
+    )
+    .await?;
+    let results = run
+        .log
+        .results
+        .as_ref()
+        .ok_or("the evaluation has no results")?;
+    let score = run.score("match").ok_or("no match score")?;
+    println!(
+        "{}: {} of {} samples, accuracy {:.2} (stderr {:.2})",
+        run.log.status,
+        results.completed_samples,
+        results.total_samples,
+        score.metric("accuracy").unwrap_or(0.0),
+        score.metric("stderr").unwrap_or(0.0),
+    );
+    if let Some(location) = &run.location {
+        println!("log: {}", location.display());
+        println!("open it with: inspect view --log-dir {}", log_dir.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! W9: an evaluation of 10 000 samples (`--samples N` to change, `--quick` for 1 000): a react
+//! agent on a model that computes its answers (two turns: `add`, then `submit`), 100 samples
+//! at once, the `.eval` log written as samples finish. Reports wall time, samples per second
+//! and peak RSS (VmHWM), then reads the log back and checks that every sample is there once,
+//! in order, with its score. Prints `RESULT {json}` lines like the Python reference
+//! (`bench/python-reference/w9_eval.py`).
+
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::time::Instant;
+
+use actuator_eval::{EvalOptions, eval, read_eval_log};
+use serde_json::json;
+
+fn vm_hwm_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn emit(case: &str, value: f64, unit: &str) {
+    let row = json!({"workload": "W9", "case": case, "median": value, "p90": value, "min": value, "runs": 1, "unit": unit});
+    println!("RESULT {row}");
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut samples = 10_000;
+    let mut with_log = true;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => samples = 1_000,
+            "--no-log" => with_log = false,
+            "--samples" => samples = args.next().and_then(|n| n.parse().ok()).unwrap_or(samples),
+            _ => {}
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let task = common::arithmetic_task(samples);
+    let before = vm_hwm_mib();
+    let started = Instant::now();
+    let run = runtime
+        .block_on(eval(
+            &task,
+            EvalOptions::new()
+                .model("mockllm/model")
+                .max_samples(100)
+                .log_dir(dir.path()),
+        ))
+        .unwrap();
+    let wall = started.elapsed().as_secs_f64();
+    let peak = vm_hwm_mib();
+    assert_eq!(run.log.status, "success");
+    if !with_log {
+        eprintln!("W9 without a log: {samples} samples in {wall:.2} s, peak RSS {peak:.1} MiB");
+        return;
+    }
+    let path = run.location.unwrap();
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+
+    // Nothing lost or reordered: every sample once, in id order, correct.
+    let log = read_eval_log(&path).unwrap();
+    let read = log.samples.unwrap();
+    assert_eq!(read.len(), samples);
+    for (i, s) in read.iter().enumerate() {
+        assert_eq!(s.id, actuator_eval::SampleId::Int(i as i64 + 1));
+        assert_eq!(
+            s.scores.as_ref().unwrap()["match"]["value"],
+            "C",
+            "sample {}",
+            s.id
+        );
+    }
+    eprintln!(
+        "W9: {samples} samples in {wall:.2} s ({:.0}/s), peak RSS {peak:.1} MiB (before {before:.1}), log {:.1} MiB",
+        samples as f64 / wall,
+        size as f64 / 1048576.0
+    );
+    let n = if samples == 10_000 {
+        "10 000".to_owned()
+    } else {
+        samples.to_string()
+    };
+    emit(&format!("eval {n} samples: wall"), wall, "s");
+    emit(
+        &format!("eval {n} samples: samples per second"),
+        samples as f64 / wall,
+        "samples/s",
+    );
+    emit(&format!("eval {n} samples: peak RSS (VmHWM)"), peak, "MiB");
+    emit(
+        &format!("eval {n} samples: log size"),
+        size as f64 / 1048576.0,
+        "MiB",
+    );
+}

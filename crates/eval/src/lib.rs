@@ -1,0 +1,60 @@
+//! # actuator-eval
+//!
+//! Evaluations: run an agent over a dataset, score its answers, and write a log the
+//! reference's tools read (`inspect_ai.log.read_eval_log`, `inspect view`).
+//!
+//! - [`Sample`], [`Dataset`] (JSON Lines, JSON and CSV files through a [`FieldSpec`]);
+//! - [`Task`]: a dataset, a [`Solver`](actuator_multi::Solver) (an agent through
+//!   `actuator_multi::as_solver`), [`Scorer`]s, per-sample limits, epochs;
+//! - [`scorers`]: `match_`, `includes`, `pattern`, `exact`, `f1`, `model_graded_qa`; [`Metric`]s
+//!   `accuracy`, `mean`, `stderr`;
+//! - [`eval`]: samples concurrently ([`EvalOptions::max_samples`]), [`FailOnError`] and
+//!   retries, a progress display, a [`StopSignal`] (and Ctrl-C), the log written as samples
+//!   finish ([`LogFormat`]), read back with [`read_eval_log`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use actuator_agent::{AgentState, agent_fn};
+//! use actuator_eval::{Dataset, EvalOptions, Sample, Task, eval, scorers::includes};
+//! use actuator_model::ChatMessage;
+//! use actuator_multi::as_solver;
+//!
+//! let echo = agent_fn("echo", |mut state: AgentState, _cx, _args| async move {
+//!     let question = state.messages.last().map(ChatMessage::text).unwrap_or_default();
+//!     state.messages.push(ChatMessage::assistant(format!("You asked: {question}")));
+//!     Ok(state)
+//! });
+//! let task = Task::new(
+//!     "echo",
+//!     Dataset::new([Sample::new("ping", "ping"), Sample::new("pong", "ping")]),
+//!     Arc::new(as_solver(Arc::new(echo)).build().unwrap()),
+//! )
+//! .scorer(includes(true));
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let run = eval(&task, EvalOptions::new()).await.unwrap();
+//! assert_eq!(run.log.status, "success");
+//! assert_eq!(run.score("includes").unwrap().metric("accuracy"), Some(0.5));
+//! # });
+//! ```
+
+mod error;
+pub use error::{DatasetError, EvalError, LogError, ScoreError};
+
+mod sample;
+pub use sample::{Dataset, FieldSpec, Sample, SampleId, SampleInput, Target};
+
+mod scorer;
+pub use scorer::{Metric, Scorer, SharedScorer};
+
+pub mod scorers;
+
+mod task;
+pub use task::{SandboxFactory, Task};
+
+pub mod log;
+pub use log::{LogFormat, read_eval_log};
+
+mod progress;
+mod run;
+mod sample_run;
+pub use run::{EvalOptions, EvalRun, FailOnError, StopSignal, eval};

@@ -1,0 +1,237 @@
+//! Actuator's events and messages in the reference's log shapes: ISO timestamps, `working_start`,
+//! event tags and field names as `inspect_ai.event` has them.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use actuator_events::{Event, EventSink, ToolEvent, unix_seconds};
+use actuator_model::new_id;
+use serde_json::{Map, Value, json};
+
+/// ISO 8601 (UTC, microseconds) of a Unix time in seconds.
+pub(crate) fn iso(seconds: f64) -> String {
+    let micros = (seconds * 1e6).round();
+    let micros = if micros.is_finite() { micros as i64 } else { 0 };
+    chrono::DateTime::from_timestamp_micros(micros)
+        .unwrap_or_default()
+        .format("%Y-%m-%dT%H:%M:%S%.6f+00:00")
+        .to_string()
+}
+
+/// The current time, ISO 8601.
+pub(crate) fn now_iso() -> String {
+    iso(unix_seconds(SystemTime::now()))
+}
+
+/// An event sink that stamps each event with its arrival time (span, info and limit events
+/// carry none of their own, and the log needs one for every event).
+#[derive(Default)]
+pub(crate) struct StampedLog {
+    events: Mutex<Vec<(f64, Event)>>,
+}
+
+impl StampedLog {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    pub(crate) fn take(&self) -> Vec<(f64, Event)> {
+        std::mem::take(&mut *self.events.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl EventSink for StampedLog {
+    fn emit(&self, event: Event) {
+        // Pending tool events are superseded by their completed ones: the log keeps the latter.
+        if let Event::Tool(t) = &event
+            && t.is_pending()
+        {
+            return;
+        }
+        let now = unix_seconds(SystemTime::now());
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((now, event));
+    }
+}
+
+fn base(kind: &str, at: f64, sample_start: f64) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("event".into(), kind.into());
+    m.insert("uuid".into(), new_id().into());
+    m.insert("timestamp".into(), iso(at).into());
+    m.insert("working_start".into(), json!((at - sample_start).max(0.0)));
+    m
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// Generation settings the reference's `GenerateConfig` reads with the same types.
+fn generate_config(config: &Value) -> Value {
+    const SHARED: [&str; 8] = [
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "top_k",
+        "seed",
+        "stop_seqs",
+        "parallel_tool_calls",
+        "max_retries",
+    ];
+    let mut out = Map::new();
+    if let Value::Object(m) = config {
+        for key in SHARED {
+            if let Some(v) = m.get(key).filter(|v| !v.is_null()) {
+                out.insert(key.into(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(approval) = &t.approval {
+        let mut a = base("approval", t.started_at, sample_start);
+        a.insert("message".into(), "".into());
+        a.insert(
+            "call".into(),
+            json!({"id": t.id, "function": t.function, "arguments": t.arguments, "type": "function"}),
+        );
+        a.insert(
+            "approver".into(),
+            approval
+                .approver
+                .clone()
+                .unwrap_or_else(|| "policy".into())
+                .into(),
+        );
+        a.insert("decision".into(), to_value(&approval.decision));
+        if let Some(e) = &approval.explanation {
+            a.insert("explanation".into(), e.clone().into());
+        }
+        if let Some(args) = &approval.modified_arguments {
+            a.insert(
+                "modified".into(),
+                json!({"id": t.id, "function": t.function, "arguments": args, "type": "function"}),
+            );
+        }
+        out.push(Value::Object(a));
+    }
+    let mut e = base("tool", t.started_at, sample_start);
+    e.insert("type".into(), "function".into());
+    e.insert("id".into(), t.id.clone().into());
+    e.insert("function".into(), t.function.clone().into());
+    e.insert("arguments".into(), Value::Object(t.arguments.clone()));
+    e.insert("result".into(), to_value(&t.result));
+    if let Some((from, to)) = t.truncated {
+        e.insert("truncated".into(), json!([from, to]));
+    }
+    if let Some(err) = &t.error {
+        e.insert("error".into(), to_value(err));
+    }
+    if let Some(c) = t.completed_at {
+        e.insert("completed".into(), iso(c).into());
+    }
+    if let Some(w) = t.working_time {
+        e.insert("working_time".into(), json!(w));
+    }
+    for (key, value) in [
+        ("agent", &t.agent),
+        ("agent_span_id", &t.agent_span_id),
+        ("message_id", &t.message_id),
+        ("span_id", &t.span_id),
+    ] {
+        if let Some(v) = value {
+            e.insert(key.into(), v.clone().into());
+        }
+    }
+    if t.failed == Some(true) || t.fatal.is_some() {
+        e.insert("failed".into(), true.into());
+    }
+    out.push(Value::Object(e));
+    out
+}
+
+/// One event in the reference's shapes (an approval becomes its own event before the tool's).
+pub(crate) fn event_json(at: f64, event: &Event, sample_start: f64) -> Vec<Value> {
+    match event {
+        Event::Tool(t) => tool_event(t, sample_start),
+        Event::Model(m) => {
+            let mut e = base("model", m.started_at, sample_start);
+            e.insert("model".into(), m.model.clone().into());
+            e.insert("input".into(), to_value(&m.input));
+            e.insert("tools".into(), to_value(&m.tools));
+            e.insert("tool_choice".into(), to_value(&m.tool_choice));
+            e.insert("config".into(), generate_config(&to_value(&m.config)));
+            let output = match &m.output {
+                Some(o) => to_value(o),
+                None => json!({"model": m.model, "choices": []}),
+            };
+            e.insert("output".into(), output);
+            if let Some(err) = &m.error {
+                e.insert("error".into(), err.clone().into());
+            }
+            e.insert("completed".into(), iso(m.completed_at).into());
+            e.insert("working_time".into(), json!(m.working_time));
+            vec![Value::Object(e)]
+        }
+        Event::SpanBegin(s) => {
+            let mut e = base("span_begin", at, sample_start);
+            e.insert("id".into(), s.id.clone().into());
+            if let Some(p) = &s.parent_id {
+                e.insert("parent_id".into(), p.clone().into());
+            }
+            e.insert("type".into(), s.kind.clone().into());
+            e.insert("name".into(), s.name.clone().into());
+            vec![Value::Object(e)]
+        }
+        Event::SpanEnd(s) => {
+            let mut e = base("span_end", at, sample_start);
+            e.insert("id".into(), s.id.clone().into());
+            vec![Value::Object(e)]
+        }
+        Event::Info(i) => {
+            let mut e = base("info", at, sample_start);
+            if let Some(s) = &i.source {
+                e.insert("source".into(), s.clone().into());
+            }
+            e.insert("data".into(), i.message.clone().into());
+            vec![Value::Object(e)]
+        }
+        Event::Compaction(c) => {
+            let mut e = base("compaction", at, sample_start);
+            e.insert("type".into(), c.strategy.clone().into());
+            e.insert("tokens_before".into(), json!(c.tokens_before));
+            e.insert("tokens_after".into(), json!(c.tokens_after));
+            e.insert("source".into(), c.trigger.clone().into());
+            vec![Value::Object(e)]
+        }
+        Event::Limit(l) => vec![limit_event(at, &l.kind, &l.message, l.limit, sample_start)],
+        // Event kinds added later are kept as notes rather than dropped.
+        other => {
+            let mut e = base("info", at, sample_start);
+            e.insert("source".into(), "actuator".into());
+            e.insert("data".into(), to_value(other));
+            vec![Value::Object(e)]
+        }
+    }
+}
+
+/// The reference's `sample_limit` event.
+pub(crate) fn limit_event(
+    at: f64,
+    kind: &str,
+    message: &str,
+    limit: f64,
+    sample_start: f64,
+) -> Value {
+    let mut e = base("sample_limit", at, sample_start);
+    e.insert("type".into(), kind.into());
+    e.insert("message".into(), message.into());
+    e.insert("limit".into(), json!(limit));
+    Value::Object(e)
+}

@@ -1,0 +1,262 @@
+//! The reference's eval log, field for field where Actuator has the data (`inspect_ai.log`'s
+//! `EvalLog`, `EvalSpec`, `EvalSample`, …). Messages, outputs and events are kept as JSON in
+//! the reference's shapes (see `convert.rs`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::sample::{SampleId, Target};
+
+/// A whole log: the header, and the samples in the `.json` format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalLog {
+    /// The log format's version (2).
+    pub version: u32,
+    /// `started`, `success`, `cancelled` or `error`.
+    pub status: String,
+    /// What ran.
+    pub eval: EvalSpec,
+    /// The solver steps.
+    pub plan: EvalPlan,
+    /// Scores and metrics, once the run ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<EvalResults>,
+    /// Timing and model usage.
+    pub stats: EvalStats,
+    /// Why the run failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<EvalErrorInfo>,
+    /// The samples (the `.json` format only; a `.eval` file keeps them as separate entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<Vec<EvalSample>>,
+}
+
+/// What ran: the task, dataset, model and configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalSpec {
+    /// This evaluation's id.
+    pub eval_id: String,
+    /// The run's id.
+    pub run_id: String,
+    /// When it was created (ISO 8601).
+    pub created: String,
+    /// The task's name.
+    pub task: String,
+    /// The task's id.
+    pub task_id: String,
+    /// The task's version.
+    pub task_version: u32,
+    /// The solver's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<String>,
+    /// The dataset.
+    pub dataset: EvalDataset,
+    /// The model's name.
+    pub model: String,
+    /// Generation settings (none are set by the harness).
+    #[serde(default)]
+    pub model_generate_config: Map<String, Value>,
+    /// The evaluation's configuration.
+    pub config: Map<String, Value>,
+    /// Package versions.
+    #[serde(default)]
+    pub packages: Map<String, Value>,
+    /// The scorers and their metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scorers: Option<Vec<Value>>,
+}
+
+/// The dataset's name, location, size and ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalDataset {
+    /// Its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// How many samples.
+    pub samples: usize,
+    /// Their ids.
+    pub sample_ids: Vec<SampleId>,
+}
+
+/// The solver steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalPlan {
+    /// `plan`.
+    pub name: String,
+    /// One step per solver.
+    pub steps: Vec<Value>,
+    /// Generation settings.
+    #[serde(default)]
+    pub config: Map<String, Value>,
+}
+
+/// Scores and metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalResults {
+    /// Samples × epochs.
+    pub total_samples: usize,
+    /// Those that completed without error.
+    pub completed_samples: usize,
+    /// One entry per scorer.
+    pub scores: Vec<EvalScore>,
+}
+
+/// A scorer's metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalScore {
+    /// The score's name.
+    pub name: String,
+    /// The scorer.
+    pub scorer: String,
+    /// Samples it scored.
+    pub scored_samples: usize,
+    /// Samples it could not score.
+    pub unscored_samples: usize,
+    /// Its parameters.
+    #[serde(default)]
+    pub params: Map<String, Value>,
+    /// Metric name → `{name, value, params}`.
+    pub metrics: Map<String, Value>,
+}
+
+impl EvalScore {
+    /// The value of a metric, when present.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.get(name)?.get("value")?.as_f64()
+    }
+}
+
+/// Timing and model usage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalStats {
+    /// When the run started (ISO 8601).
+    pub started_at: String,
+    /// When it ended, or empty while it runs.
+    pub completed_at: String,
+    /// Model name → usage.
+    #[serde(default)]
+    pub model_usage: Map<String, Value>,
+}
+
+/// An error, as the reference records one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalErrorInfo {
+    /// The message.
+    pub message: String,
+    /// A trace (the error's chain of causes here).
+    pub traceback: String,
+    /// The same, for terminals.
+    pub traceback_ansi: String,
+}
+
+impl EvalErrorInfo {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        let message = message.into();
+        EvalErrorInfo {
+            traceback: message.clone(),
+            traceback_ansi: message.clone(),
+            message,
+        }
+    }
+}
+
+/// The limit a sample hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalSampleLimit {
+    /// `message`, `token`, `time`, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The limit.
+    pub limit: f64,
+}
+
+/// One sample's run: input, conversation, output, scores and transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalSample {
+    /// The sample's id.
+    pub id: SampleId,
+    /// The epoch (from 1).
+    pub epoch: u32,
+    /// The input: a text or messages.
+    pub input: Value,
+    /// Answer choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
+    /// The target.
+    pub target: Target,
+    /// The final conversation.
+    pub messages: Vec<Value>,
+    /// The final output.
+    pub output: Value,
+    /// Scorer name → score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<Map<String, Value>>,
+    /// The sample's metadata.
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+    /// The task state's store.
+    #[serde(default)]
+    pub store: Map<String, Value>,
+    /// The transcript.
+    #[serde(default)]
+    pub events: Vec<Value>,
+    /// Model name → usage.
+    #[serde(default)]
+    pub model_usage: Map<String, Value>,
+    /// When it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// When it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// Seconds it took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_time: Option<f64>,
+    /// Seconds of work (less waiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_time: Option<f64>,
+    /// A unique id of this run of the sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<EvalErrorInfo>,
+    /// Errors of earlier attempts that were retried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_retries: Option<Vec<EvalErrorInfo>>,
+    /// The limit it hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<EvalSampleLimit>,
+}
+
+impl EvalSample {
+    /// The summary the `.eval` format journals for each sample.
+    pub(crate) fn summary(&self) -> Value {
+        let input = match &self.input {
+            Value::String(s) => Value::String(s.chars().take(5120).collect()),
+            other => other.clone(),
+        };
+        serde_json::json!({
+            "id": self.id,
+            "epoch": self.epoch,
+            "input": input,
+            "target": self.target,
+            "metadata": self.metadata,
+            "scores": self.scores,
+            "model_usage": self.model_usage,
+            "started_at": self.started_at,
+            "completed_at": self.completed_at,
+            "total_time": self.total_time,
+            "working_time": self.working_time,
+            "uuid": self.uuid,
+            "error": self.error.as_ref().map(|e| e.message.clone()),
+            "limit": self.limit.as_ref().map(|l| l.kind.clone()),
+            "retries": self.error_retries.as_ref().map(Vec::len),
+            "completed": true,
+            "message_count": self.messages.len(),
+        })
+    }
+}

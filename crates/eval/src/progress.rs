@@ -1,0 +1,157 @@
+//! The progress display: a bar on a terminal (indicatif), plain lines otherwise.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Samples done of the total, running, errors, tokens and elapsed time.
+pub(crate) struct Progress {
+    bar: Option<ProgressBar>,
+    /// Where plain lines go (standard error), when they are shown.
+    lines: Option<Mutex<Box<dyn Write + Send>>>,
+    task: String,
+    total: usize,
+    running: AtomicUsize,
+    done: AtomicUsize,
+    errors: AtomicUsize,
+    tokens: AtomicU64,
+    started: Instant,
+}
+
+impl Progress {
+    pub(crate) fn new(enabled: bool, task: &str, total: usize) -> Self {
+        let terminal = enabled && std::io::stderr().is_terminal();
+        let bar = terminal.then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let style =
+                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> ");
+            bar.set_style(style);
+            bar.set_prefix(task.to_owned());
+            bar
+        });
+        let lines = (enabled && !terminal)
+            .then(|| Mutex::new(Box::new(std::io::stderr()) as Box<dyn Write + Send>));
+        Self::with(bar, lines, task, total)
+    }
+
+    fn with(
+        bar: Option<ProgressBar>,
+        lines: Option<Mutex<Box<dyn Write + Send>>>,
+        task: &str,
+        total: usize,
+    ) -> Self {
+        Progress {
+            bar,
+            lines,
+            task: task.to_owned(),
+            total,
+            running: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            errors: AtomicUsize::new(0),
+            tokens: AtomicU64::new(0),
+            started: Instant::now(),
+        }
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "running {} · errors {} · tokens {}",
+            self.running.load(Ordering::Relaxed),
+            self.errors.load(Ordering::Relaxed),
+            self.tokens.load(Ordering::Relaxed)
+        )
+    }
+
+    pub(crate) fn started(&self) {
+        self.running.fetch_add(1, Ordering::Relaxed);
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.message());
+        }
+    }
+
+    pub(crate) fn finished(&self, failed: bool, tokens: u64) {
+        self.running.fetch_sub(1, Ordering::Relaxed);
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if failed {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        self.tokens.store(tokens, Ordering::Relaxed);
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.message());
+            bar.inc(1);
+        } else if let Some(lines) = &self.lines {
+            // About twenty lines per run, and the last sample always.
+            let every = (self.total / 20).max(1);
+            if done.is_multiple_of(every) || done == self.total {
+                let line = format!(
+                    "{}: {done}/{} samples · {} · {:.1}s\n",
+                    self.task,
+                    self.total,
+                    self.message(),
+                    self.started.elapsed().as_secs_f64()
+                );
+                if let Ok(mut out) = lines.lock() {
+                    // A closed standard error is no reason to stop an evaluation.
+                    let _ = out.write_all(line.as_bytes());
+                }
+            }
+        }
+    }
+
+    pub(crate) fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_with_message(self.message());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn without_a_terminal_progress_is_about_twenty_plain_lines() {
+        let out = Shared::default();
+        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "demo", 40);
+        for i in 0..40 {
+            progress.started();
+            progress.finished(i == 3, 15 * (i as u64 + 1));
+        }
+        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 20, "{text}");
+        assert!(
+            lines[0].starts_with("demo: 2/40 samples · running 0 · errors 0 · tokens 30 · "),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[19].starts_with("demo: 40/40 samples · running 0 · errors 1 · tokens 600 · "),
+            "{}",
+            lines[19]
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! One sample, one epoch: the solver under the task's limits, retries on error, the scorers,
+//! and the sample's log entry.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use actuator_agent::RunContext;
+use actuator_events::{Event, Score, unix_seconds};
+use actuator_model::{ModelUsage, new_id};
+use actuator_multi::TaskState;
+use serde_json::{Map, Value, json};
+
+use crate::log::convert::{StampedLog, event_json, iso, limit_event};
+use crate::log::schema::{EvalErrorInfo, EvalSample, EvalSampleLimit};
+use crate::sample::{Sample, SampleId, SampleInput};
+use crate::task::Task;
+
+/// What one sample produced: its log entry and, per scorer, its score (`None`: unscored).
+pub(crate) struct SampleOutcome {
+    pub(crate) entry: EvalSample,
+    pub(crate) scores: Vec<Option<Score>>,
+    pub(crate) usage: BTreeMap<String, ModelUsage>,
+    pub(crate) failed: bool,
+}
+
+fn add_usage(total: &mut ModelUsage, u: &ModelUsage) {
+    total.input_tokens += u.input_tokens;
+    total.output_tokens += u.output_tokens;
+    total.total_tokens += u.total_tokens;
+    let add = |a: &mut Option<u64>, b: Option<u64>| {
+        if let Some(b) = b {
+            *a = Some(a.unwrap_or(0) + b);
+        }
+    };
+    add(
+        &mut total.input_tokens_cache_read,
+        u.input_tokens_cache_read,
+    );
+    add(
+        &mut total.input_tokens_cache_write,
+        u.input_tokens_cache_write,
+    );
+    add(&mut total.reasoning_tokens, u.reasoning_tokens);
+    if let Some(c) = u.total_cost {
+        total.total_cost = Some(total.total_cost.unwrap_or(0.0) + c);
+    }
+}
+
+pub(crate) fn usage_json(usage: &BTreeMap<String, ModelUsage>) -> Map<String, Value> {
+    usage
+        .iter()
+        .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+        .collect()
+}
+
+/// Runs `sample` once (with up to `retries` further attempts after an error) and scores it.
+pub(crate) async fn run_sample(
+    task: &Task,
+    sample: &Sample,
+    id: &SampleId,
+    epoch: u32,
+    retries: u32,
+) -> SampleOutcome {
+    let mut error_retries = Vec::new();
+    let mut attempt = 0;
+    loop {
+        let outcome = attempt_sample(task, sample, id, epoch).await;
+        match outcome {
+            Err((partial, message)) if attempt < retries => {
+                drop(partial);
+                error_retries.push(EvalErrorInfo::new(message));
+                attempt += 1;
+            }
+            Err((mut partial, message)) => {
+                partial.entry.error = Some(EvalErrorInfo::new(message));
+                if !error_retries.is_empty() {
+                    partial.entry.error_retries = Some(error_retries);
+                }
+                partial.failed = true;
+                return partial;
+            }
+            Ok(mut done) => {
+                if !error_retries.is_empty() {
+                    done.entry.error_retries = Some(error_retries);
+                }
+                return done;
+            }
+        }
+    }
+}
+
+type Attempted = Result<SampleOutcome, (SampleOutcome, String)>;
+
+async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32) -> Attempted {
+    let started = unix_seconds(SystemTime::now());
+    let log = StampedLog::new();
+    let mut cx = RunContext::with_events(log.clone());
+    let mut sandbox_error = None;
+    if let Some(make) = &task.sandbox {
+        match make() {
+            Ok(handle) => cx = cx.with_resource(handle),
+            Err(e) => sandbox_error = Some(format!("The sample's sandbox could not be made: {e}")),
+        }
+    }
+    let cx = cx.scoped(&task.limits);
+    let mut state = TaskState {
+        messages: sample.input.to_messages(),
+        metadata: sample.metadata.clone(),
+        ..TaskState::default()
+    };
+    let mut limit = None;
+    let mut error = sandbox_error;
+    let solved = match error {
+        None => task.solver.solve(&mut state, &cx).await,
+        Some(_) => Ok(()),
+    };
+    match solved {
+        Ok(()) => {}
+        Err(e) => match e.limit() {
+            // The task's own limits end the sample normally: it is scored on what it did.
+            Some(l) if cx.owns(l) => limit = Some(l.clone()),
+            _ => error = Some(e.to_string()),
+        },
+    }
+    let mut scores = Vec::with_capacity(task.scorers.len());
+    let mut score_json = Map::new();
+    if error.is_none() {
+        for scorer in &task.scorers {
+            match scorer.score(&state, &sample.target).await {
+                Ok(score) => {
+                    score_json.insert(
+                        scorer.name().to_owned(),
+                        serde_json::to_value(&score).unwrap_or(Value::Null),
+                    );
+                    scores.push(Some(score));
+                }
+                Err(e) => {
+                    error = Some(e.to_string());
+                    scores.push(None);
+                }
+            }
+        }
+    } else {
+        scores.resize(task.scorers.len(), None);
+    }
+    let completed = unix_seconds(SystemTime::now());
+    let usage_so_far = cx.usage();
+
+    let mut usage: BTreeMap<String, ModelUsage> = BTreeMap::new();
+    let mut events = Vec::new();
+    for (at, event) in log.take() {
+        if let Event::Model(m) = &event
+            && let Some(u) = m.output.as_ref().and_then(|o| o.usage.as_ref())
+        {
+            add_usage(usage.entry(m.model.clone()).or_default(), u);
+        }
+        events.extend(event_json(at, &event, started));
+    }
+    if let Some(l) = &limit {
+        events.push(limit_event(
+            completed,
+            l.kind.as_str(),
+            &l.message,
+            l.limit,
+            started,
+        ));
+    }
+
+    let input = match &sample.input {
+        SampleInput::Text(t) => Value::String(t.clone()),
+        SampleInput::Messages(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+    };
+    let entry = EvalSample {
+        id: id.clone(),
+        epoch,
+        input,
+        choices: sample.choices.clone(),
+        target: sample.target.clone(),
+        messages: state
+            .messages
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+            .collect(),
+        output: serde_json::to_value(&state.output).unwrap_or(json!({})),
+        scores: (!score_json.is_empty()).then_some(score_json),
+        metadata: sample.metadata.clone(),
+        store: serde_json::to_value(&state.store)
+            .ok()
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default(),
+        events,
+        model_usage: usage_json(&usage),
+        started_at: Some(iso(started)),
+        completed_at: Some(iso(completed)),
+        total_time: Some(((completed - started) * 1000.0).round() / 1000.0),
+        working_time: Some((usage_so_far.working_time.as_secs_f64() * 1000.0).round() / 1000.0),
+        uuid: Some(new_id()),
+        error: None,
+        error_retries: None,
+        limit: limit.as_ref().map(|l| EvalSampleLimit {
+            kind: l.kind.as_str().to_owned(),
+            limit: l.limit,
+        }),
+    };
+    let outcome = SampleOutcome {
+        entry,
+        scores,
+        usage,
+        failed: false,
+    };
+    match error {
+        None => Ok(outcome),
+        Some(message) => Err((outcome, message)),
+    }
+}

@@ -1,0 +1,139 @@
+//! A task: a dataset, a solver, scorers, and the limits and epochs each sample runs under.
+
+use std::sync::Arc;
+
+use actuator_agent::Limit;
+use actuator_multi::Solver;
+use actuator_sandbox::{SandboxError, SandboxHandle};
+
+use crate::sample::Dataset;
+use crate::scorer::{Scorer, SharedScorer};
+
+/// What an evaluation runs: every sample of `dataset`, `epochs` times, solved by `solver` under
+/// `limits`, then judged by every scorer.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_eval::{Dataset, Sample, Task, scorers::includes};
+/// use actuator_multi::as_solver;
+/// # let agent: Arc<dyn actuator_agent::Agent> = Arc::new(actuator_agent::agent_fn("echo", |s, _cx, _a| async move { Ok(s) }));
+/// let task = Task::new("arithmetic", Dataset::new([Sample::new("What is 3 + 4?", "7")]), Arc::new(as_solver(agent).build().unwrap()))
+///     .scorer(includes(true))
+///     .epochs(2);
+/// assert_eq!(task.name, "arithmetic");
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Task {
+    /// The task's name (the log's `task`).
+    pub name: String,
+    /// The samples.
+    pub dataset: Dataset,
+    /// What works on each sample.
+    pub solver: Arc<dyn Solver>,
+    /// The solver's name in the log's plan.
+    pub solver_name: String,
+    /// The scorers.
+    pub scorers: Vec<SharedScorer>,
+    /// Limits each sample runs under (message, token, time, …); a sample that hits one is
+    /// scored on what it did and the limit is recorded.
+    pub limits: Vec<Limit>,
+    /// How often each sample runs.
+    pub epochs: u32,
+    /// Makes each sample's sandbox (a run resource its tools find), when the task has one.
+    pub sandbox: Option<SandboxFactory>,
+}
+
+/// Makes a fresh sandbox for one sample (for example,
+/// `|| LocalSandbox::new().map(SandboxHandle::new)`); it is dropped, and its processes and
+/// files with it, when the sample ends.
+pub type SandboxFactory = Arc<dyn Fn() -> Result<SandboxHandle, SandboxError> + Send + Sync>;
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Task")
+            .field("name", &self.name)
+            .field("samples", &self.dataset.samples.len())
+            .field("solver", &self.solver_name)
+            .field(
+                "scorers",
+                &self
+                    .scorers
+                    .iter()
+                    .map(|s| s.name().to_owned())
+                    .collect::<Vec<_>>(),
+            )
+            .field("limits", &self.limits)
+            .field("epochs", &self.epochs)
+            .field("sandbox", &self.sandbox.is_some())
+            .finish()
+    }
+}
+
+impl Task {
+    /// A task with no scorers, no limits and one epoch.
+    pub fn new(name: impl Into<String>, dataset: Dataset, solver: Arc<dyn Solver>) -> Self {
+        Task {
+            name: name.into(),
+            dataset,
+            solver,
+            solver_name: "solver".into(),
+            scorers: Vec::new(),
+            limits: Vec::new(),
+            epochs: 1,
+            sandbox: None,
+        }
+    }
+
+    /// Gives every sample a sandbox of its own, made by `make` when the sample starts (a
+    /// sample whose sandbox cannot be made fails with the sandbox's error).
+    ///
+    /// ```no_run
+    /// # let task: actuator_eval::Task = unimplemented!();
+    /// use actuator_sandbox::{LocalSandbox, SandboxHandle};
+    /// let task = task.sandbox(|| LocalSandbox::new().map(SandboxHandle::new));
+    /// ```
+    #[must_use]
+    pub fn sandbox(
+        mut self,
+        make: impl Fn() -> Result<SandboxHandle, SandboxError> + Send + Sync + 'static,
+    ) -> Self {
+        self.sandbox = Some(Arc::new(make));
+        self
+    }
+
+    /// Adds a scorer.
+    #[must_use]
+    pub fn scorer(mut self, scorer: impl Scorer + 'static) -> Self {
+        self.scorers.push(Arc::new(scorer));
+        self
+    }
+
+    /// Adds a shared scorer.
+    #[must_use]
+    pub fn shared_scorer(mut self, scorer: SharedScorer) -> Self {
+        self.scorers.push(scorer);
+        self
+    }
+
+    /// Adds per-sample limits.
+    #[must_use]
+    pub fn limits(mut self, limits: impl IntoIterator<Item = Limit>) -> Self {
+        self.limits.extend(limits);
+        self
+    }
+
+    /// Runs each sample `epochs` times (at least once).
+    #[must_use]
+    pub fn epochs(mut self, epochs: u32) -> Self {
+        self.epochs = epochs.max(1);
+        self
+    }
+
+    /// Names the solver in the log's plan.
+    #[must_use]
+    pub fn solver_name(mut self, name: impl Into<String>) -> Self {
+        self.solver_name = name.into();
+        self
+    }
+}

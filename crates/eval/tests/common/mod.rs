@@ -1,0 +1,153 @@
+//! A small arithmetic task on a model that computes its answers: it calls `add` for the
+//! question's numbers, then submits the tool's result.
+#![allow(dead_code, clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actuator_agent::react;
+use actuator_eval::{Dataset, Sample, Task, scorers};
+use actuator_model::{ChatMessage, FunctionModel, ModelOutput, ModelUsage, ToolCall};
+use actuator_multi::as_solver;
+use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
+use serde_json::json;
+
+pub fn add_tool() -> ToolDef {
+    ToolDef::builder("add")
+        .description("Add two integers.")
+        .parameters(
+            ToolParams::from_value(&json!({
+                "properties": {
+                    "x": {"type": "integer", "description": "First addend."},
+                    "y": {"type": "integer", "description": "Second addend."}
+                },
+                "required": ["x", "y"]
+            }))
+            .unwrap(),
+        )
+        .parallel(true)
+        .handler(|mut a: ToolArgs, _c: ToolContext| async move {
+            let x: i64 = a.required("x")?;
+            let y: i64 = a.required("y")?;
+            Ok::<_, ToolFailure>(x + y)
+        })
+        .build()
+        .unwrap()
+}
+
+/// "What is X + Y?" → add(X, Y) → submit(result). A question containing "wrong" gets a
+/// wrong answer; "forever" keeps calling add.
+pub fn arithmetic_model() -> Arc<FunctionModel> {
+    Arc::new(FunctionModel::new("mockllm/model", |messages, _tools| {
+        let question = messages
+            .iter()
+            .find_map(|m| match m {
+                ChatMessage::User(u) => Some(u.content.text()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let numbers: Vec<i64> = question
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let last_tool = messages.iter().rev().find_map(|m| match m {
+            ChatMessage::Tool(t) => Some(t.content.text()),
+            _ => None,
+        });
+        let mut out = match (last_tool, question.contains("forever")) {
+            (Some(_), false) => {
+                let answer = if question.contains("wrong") {
+                    "0".to_owned()
+                } else {
+                    last_tool_answer(messages)
+                };
+                ModelOutput::for_tool_calls(
+                    "mockllm/model",
+                    "Submitting.",
+                    vec![ToolCall::new(
+                        format!("submit_{}", messages.len()),
+                        "submit",
+                        json!({"answer": answer}),
+                    )],
+                )
+            }
+            _ => ModelOutput::for_tool_calls(
+                "mockllm/model",
+                "Let me add.",
+                vec![ToolCall::new(
+                    format!("add_{}", messages.len()),
+                    "add",
+                    json!({"x": numbers.first().copied().unwrap_or(0), "y": numbers.get(1).copied().unwrap_or(0)}),
+                )],
+            ),
+        };
+        out.usage = Some(ModelUsage::new(10, 5));
+        Ok(out)
+    }))
+}
+
+fn last_tool_answer(messages: &[ChatMessage]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            ChatMessage::Tool(t) if t.function.as_deref() == Some("add") => Some(t.content.text()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+pub fn arithmetic_task(samples: usize) -> Task {
+    let agent = react()
+        .name("arithmetic")
+        .prompt(actuator_agent::AgentPrompt {
+            instructions: Some("Use add, then submit.".into()),
+            ..actuator_agent::AgentPrompt::none()
+        })
+        .tools([add_tool()])
+        .model(arithmetic_model())
+        // Every call is approved by the automatic approver: the log shows approval events.
+        .approval([actuator_exec::ApprovalPolicy::new(
+            actuator_exec::auto_approver(actuator_exec::ApprovalDecision::Approve),
+            ["*"],
+        )
+        .unwrap()])
+        .build()
+        .unwrap();
+    let samples = (1..=samples).map(|i| {
+        let (x, y) = (i as i64, 2 * i as i64);
+        Sample::new(format!("What is {x} + {y}?"), (x + y).to_string()).with_metadata("n", i)
+    });
+    Task::new(
+        "arithmetic",
+        Dataset::new(samples).with_name("arithmetic"),
+        Arc::new(as_solver(Arc::new(agent)).build().unwrap()),
+    )
+    .solver_name("react")
+    .scorer(scorers::match_(scorers::Location::End, true, true))
+    .scorer(scorers::includes(true))
+}
+
+/// The reference's Python (with `inspect_ai` 0.3.285), installed by `scripts/setup-test-env`.
+/// `None` (the test then skips, printing why) only outside CI.
+pub fn inspect_python() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let python = std::env::var_os("ACTUATOR_INSPECT_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target.join("test-env/venv-inspect/bin/python"));
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the reference's Python is missing at {}: run scripts/setup-test-env",
+        python.display()
+    );
+    eprintln!(
+        "skipping: {} is missing (run scripts/setup-test-env)",
+        python.display()
+    );
+    None
+}

@@ -1,0 +1,205 @@
+//! The event of one tool call, from its start (pending) to its result, and the slot through
+//! which a tool that runs an agent names it on that event.
+
+use std::sync::{Mutex, PoisonError};
+
+use actuator_model::{MessageContent, ToolCallError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::ApprovalDecision;
+
+/// What an approver decided about a call, as recorded on its event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ApprovalEvent {
+    /// The name of the approver whose decision this is (the reference's `approver`); `None`
+    /// when no policy decided and the call was rejected for want of one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approver: Option<String>,
+    /// The decision.
+    pub decision: ApprovalDecision,
+    /// The approver's explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+    /// The arguments after a `modify` decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_arguments: Option<Map<String, Value>>,
+}
+
+impl ApprovalEvent {
+    /// A decision with no approver, explanation or modification yet.
+    pub fn new(decision: ApprovalDecision) -> Self {
+        ApprovalEvent {
+            approver: None,
+            decision,
+            explanation: None,
+            modified_arguments: None,
+        }
+    }
+}
+
+/// One tool call, from request to result.
+///
+/// Each call produces two events with the same `id`: a **pending** one when it starts
+/// (`pending: Some(true)`, no result, no completion time), and the completed one when it ends,
+/// which replaces it (as the reference updates its event in place). Consumers that only want
+/// results skip pending events ([`ToolEvent::is_pending`]).
+///
+/// `#[non_exhaustive]`: build one with [`ToolEvent::pending`] and set the fields.
+///
+/// ```
+/// use actuator_events::ToolEvent;
+/// let started = ToolEvent::pending("call_1", "add", serde_json::Map::new(), 1.8e9);
+/// assert!(started.is_pending());
+/// assert_eq!(started.completed_at, None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolEvent {
+    /// The call id.
+    pub id: String,
+    /// The tool called.
+    pub function: String,
+    /// The arguments the call ran with (after an approver's modification).
+    pub arguments: Map<String, Value>,
+    /// The result content (after truncation), as the model sees it.
+    #[serde(default)]
+    pub result: MessageContent,
+    /// The error, when the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolCallError>,
+    /// `(original_bytes, limit)` when the output was truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<(usize, usize)>,
+    /// The approval, when an approver was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalEvent>,
+    /// When the call started (Unix seconds).
+    pub started_at: f64,
+    /// When the call ended (Unix seconds); `None` while it is pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<f64>,
+    /// Seconds spent working: wall time less time waiting for approval; `None` while pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_time: Option<f64>,
+    /// `Some(true)` on the event a call emits when it starts; `None` once it has completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<bool>,
+    /// `Some(true)` when the call failed hard: a fatal error or panic that ends the run, or a
+    /// cancellation because a parallel sibling failed so (the reference's `failed`). Ordinary
+    /// tool errors the model is told about leave it `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<bool>,
+    /// The id of the tool message that carries the result; `None` while pending and when the
+    /// call stopped the run (no message was produced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The span the call ran in (the agent run, handoff, … that executed it), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
+    /// The agent the call handed off to, when the tool was a handoff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The span of the agent run the call started, when the tool ran an agent (`as_tool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_span_id: Option<String>,
+    /// The cause, when the call failed fatally (the run ends; the model is not told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fatal: Option<String>,
+}
+
+impl ToolEvent {
+    /// The event of a call that has just started.
+    pub fn pending(
+        id: impl Into<String>,
+        function: impl Into<String>,
+        arguments: Map<String, Value>,
+        started_at: f64,
+    ) -> Self {
+        ToolEvent {
+            id: id.into(),
+            function: function.into(),
+            arguments,
+            result: MessageContent::default(),
+            error: None,
+            truncated: None,
+            approval: None,
+            started_at,
+            completed_at: None,
+            working_time: None,
+            pending: Some(true),
+            failed: None,
+            message_id: None,
+            span_id: None,
+            agent: None,
+            agent_span_id: None,
+            fatal: None,
+        }
+    }
+
+    /// Whether this is the event of a call still running.
+    pub fn is_pending(&self) -> bool {
+        self.pending == Some(true)
+    }
+}
+
+/// Where a tool that runs an agent records which agent it ran, so that its call's
+/// [`ToolEvent`] carries `agent` (a handoff) or `agent_span_id` (an agent used as a tool).
+///
+/// The executor puts one in the call's extensions when events are recorded and the tool is
+/// marked with [`RunsAgent`] (as `handoff` and `as_tool` tools are); tools find it with
+/// `ctx.extensions.get::<ToolCallAgent>()` and leave it alone when it is absent.
+///
+/// ```
+/// use actuator_events::ToolCallAgent;
+/// let slot = ToolCallAgent::default();
+/// slot.set_agent_span_id("span_1");
+/// assert_eq!(slot.agent_span_id().as_deref(), Some("span_1"));
+/// assert_eq!(slot.agent(), None);
+/// ```
+#[derive(Debug, Default)]
+pub struct ToolCallAgent {
+    recorded: Mutex<Recorded>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Recorded {
+    agent: Option<String>,
+    agent_span_id: Option<String>,
+}
+
+impl ToolCallAgent {
+    fn with<R>(&self, f: impl FnOnce(&mut Recorded) -> R) -> R {
+        // A panic elsewhere cannot leave two strings inconsistent: use the data anyway.
+        f(&mut self.recorded.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Records the name of the agent the call handed off to.
+    pub fn set_agent(&self, name: impl Into<String>) {
+        let name = name.into();
+        self.with(|r| r.agent = Some(name));
+    }
+
+    /// Records the span id of the agent run the call started.
+    pub fn set_agent_span_id(&self, id: impl Into<String>) {
+        let id = id.into();
+        self.with(|r| r.agent_span_id = Some(id));
+    }
+
+    /// The agent recorded, if any.
+    pub fn agent(&self) -> Option<String> {
+        self.with(|r| r.agent.clone())
+    }
+
+    /// The agent span recorded, if any.
+    pub fn agent_span_id(&self) -> Option<String> {
+        self.with(|r| r.agent_span_id.clone())
+    }
+}
+
+/// Marks a tool that runs agents (attach it with `ToolDef::with_extension(RunsAgent)`): its
+/// calls get a [`ToolCallAgent`] slot when events are recorded. Other tools' calls go without
+/// one, which spares every call a copy of the run's extensions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunsAgent;

@@ -1,0 +1,202 @@
+//! The per-call pipeline (§6.3): parse error, nesting, lookup, validation, approval,
+//! deserialization, invocation under the tool's timeout with panics caught.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use actuator_events::{ApprovalEvent, LimitExceeded};
+use actuator_model::{ToolCall, ToolCallError};
+use actuator_tool_core::__private::panic_message;
+use actuator_tool_core::{
+    Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolKind,
+    ToolOutput, check_nesting_depth,
+};
+use futures_util::FutureExt;
+use serde_json::Value;
+
+use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
+use crate::conversation::ConversationHandler;
+use crate::runner::{Attempt, Runner, Stop};
+
+impl Runner<'_> {
+    /// The per-call pipeline up to the tool's result (§6.3); `extensions` are the call's.
+    pub(crate) async fn pipeline(
+        &self,
+        call: &ToolCall,
+        extensions: &Extensions,
+        attempt: &mut Attempt,
+    ) -> Result<Landed, Failed> {
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
+        // 1. The provider's arguments could not be parsed.
+        if let Some(parse_error) = &call.parse_error {
+            return Err(fail(ToolError::parsing(parse_error.clone()), None));
+        }
+        // 2. Nesting, before anything walks the arguments recursively.
+        let mut arguments = Value::Object(call.arguments.clone());
+        check_nesting_depth(&arguments).map_err(|e| fail(e, None))?;
+        // 3. Lookup.
+        let Some(def) = self.lookup(&call.function) else {
+            return Err(fail(
+                ToolError::parsing(format!("Tool {} not found", call.function)),
+                None,
+            ));
+        };
+        // 4. Validation (before approval: approvers only see valid calls, D2).
+        def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
+        // 5. Approval.
+        let mut call_ref = call;
+        let modified_call;
+        if !self.options.approval.is_empty() {
+            let view = match def.viewer() {
+                None => default_view(call),
+                Some(viewer) => {
+                    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        viewer.view(&call.function, &call.arguments)
+                    })) {
+                        Ok(mut v) => {
+                            // Templates name arguments as `{{param}}` (the reference's
+                            // substitute_tool_call_content).
+                            v.call = v.call.map(|c| c.substitute(&call.arguments));
+                            v.context = v.context.map(|c| c.substitute(&call.arguments));
+                            if v.call.is_none() {
+                                v.call = default_view(call).call;
+                            }
+                            v
+                        }
+                        Err(payload) => {
+                            return Err(fail(
+                                ToolError::approval(Some(&format!(
+                                    "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
+                                    call.function,
+                                    panic_message(payload.as_ref())
+                                ))),
+                                Some(def),
+                            ));
+                        }
+                    }
+                }
+            };
+            let text = self.assistant.content.text();
+            let history_end = self.messages.len().saturating_sub(1);
+            let request = ApprovalRequest {
+                message: &text,
+                call,
+                view: &view,
+                history: &self.messages[..history_end],
+            };
+            let waited = Instant::now();
+            let decided = AssertUnwindSafe(apply_policies(&self.options.approval, request))
+                .catch_unwind()
+                .await
+                .map_err(|p| {
+                    Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
+                        "an approver panicked: {}",
+                        panic_message(p.as_ref())
+                    ))))
+                })?;
+            attempt.approval_wait = waited.elapsed();
+            let approval = decided.approval;
+            let mut recorded = ApprovalEvent::new(approval.decision);
+            recorded.approver = decided.approver;
+            recorded.explanation.clone_from(&approval.explanation);
+            recorded.modified_arguments = approval.modified.as_ref().map(|m| m.arguments.clone());
+            attempt.approval = Some(recorded);
+            match approval.decision {
+                ApprovalDecision::Approve => {}
+                ApprovalDecision::Modify => match approval.modified {
+                    None => {
+                        return Err(fail(
+                            ToolError::approval(Some(
+                                "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
+                            )),
+                            Some(def),
+                        ));
+                    }
+                    Some(m) if m.function != call.function => {
+                        return Err(Failed::Stop(Stop::BadModify {
+                            modified: m.function,
+                        }));
+                    }
+                    Some(m) => {
+                        modified_call = m;
+                        call_ref = &modified_call;
+                        arguments = Value::Object(call_ref.arguments.clone());
+                        // A modified call is validated again.
+                        def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
+                    }
+                },
+                ApprovalDecision::Reject | ApprovalDecision::Escalate => {
+                    return Err(fail(
+                        ToolError::approval(approval.explanation.as_deref()),
+                        Some(def),
+                    ));
+                }
+                ApprovalDecision::Terminate => return Err(Failed::Stop(Stop::Terminated)),
+            }
+        }
+        // 6–8. Deserialization and invocation, under the timeout, with panics caught.
+        let limit = self.limit_for(Some(def));
+        let invoke = async {
+            match def.kind() {
+                ToolKind::ConversationTaking => {
+                    let Some(handler) = def.conversation_handler::<ConversationHandler>() else {
+                        return Err(FatalToolError::msg(format!(
+                            "Tool '{}' is conversation-taking, but its handler is not an actuator_exec::ConversationHandler: build it with actuator_exec::with_conversation or ToolDefBuilder::conversation_handler(ConversationHandler::new(...)).",
+                            def.name()
+                        ))
+                        .into());
+                    };
+                    let args = ToolArgs::from_value(arguments)?;
+                    handler
+                        .0
+                        .call(self.messages, call_ref, args, extensions)
+                        .await
+                        .map(|o| Landed::Conversation(Box::new(o)))
+                }
+                _ => {
+                    let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
+                    ctx.extensions = extensions.clone();
+                    def.call(arguments, ctx)
+                        .await
+                        .map(|output| Landed::Output { output, limit })
+                }
+            }
+        };
+        let guarded = AssertUnwindSafe(invoke).catch_unwind();
+        let result = match def.timeout() {
+            Some(t) => match tokio::time::timeout(t, guarded).await {
+                Ok(r) => r,
+                Err(_) => return Err(Failed::Tool(ToolError::timeout(), limit)),
+            },
+            None => guarded.await,
+        };
+        match result {
+            Ok(Ok(landed)) => Ok(landed),
+            Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::Tool(e, limit)),
+            // A limit of an enclosing run, hit by an agent this tool ran (D9).
+            Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
+                Some(limit) => Err(Failed::Stop(Stop::Limit(Box::new(limit.clone())))),
+                None => Err(Failed::Stop(Stop::Fatal(f))),
+            },
+            Err(payload) => Err(Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
+                "tool '{}' panicked: {}",
+                call.function,
+                panic_message(payload.as_ref())
+            ))))),
+        }
+    }
+}
+
+pub(crate) enum Landed {
+    Output { output: ToolOutput, limit: usize },
+    Conversation(Box<crate::conversation::ConversationToolOutput>),
+}
+
+pub(crate) enum Failed {
+    /// A recoverable error the model is told about, with the call's output limit.
+    Tool(ToolError, usize),
+    /// Cancelled by an operator: the model gets this error and empty content.
+    Cancelled(ToolCallError),
+    /// The run stops.
+    Stop(Stop),
+}

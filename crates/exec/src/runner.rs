@@ -1,0 +1,348 @@
+//! One call from start to event: the pending event, the pipeline (under an operator's cancel
+//! when a canceller is given), the tool message, and the completed event.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use actuator_events::{
+    ApprovalEvent, Event, EventSink, InfoEvent, LimitExceeded, RunsAgent, ToolCallAgent, ToolEvent,
+    unix_seconds,
+};
+use actuator_model::{
+    ChatMessage, ChatMessageAssistant, MessageContent, ModelOutput, ToolCall, ToolCallError,
+};
+use actuator_tool_core::{
+    DEFAULT_MAX_OUTPUT, FatalToolError, ToolDef, ToolErrorKind, ToolOutput, truncate_tool_output,
+};
+use futures_util::future::Abortable;
+use tracing::Instrument;
+
+use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
+use crate::error::ExecError;
+use crate::execute::{CANCELLED_BY_SIBLING, ExecuteOptions};
+use crate::pipeline::{Failed, Landed};
+
+/// A finished call.
+pub(crate) struct CallDone {
+    pub(crate) message: ChatMessage,
+    pub(crate) extra: Vec<ChatMessage>,
+    pub(crate) output: Option<ModelOutput>,
+    pub(crate) waiting: Duration,
+}
+
+/// Why a call stopped the run.
+pub(crate) enum Stop {
+    Fatal(FatalToolError),
+    Limit(Box<LimitExceeded>),
+    Terminated,
+    BadModify { modified: String },
+}
+
+pub(crate) struct Runner<'a> {
+    pub(crate) messages: &'a [ChatMessage],
+    pub(crate) assistant: &'a ChatMessageAssistant,
+    pub(crate) tools: &'a [ToolDef],
+    pub(crate) options: &'a ExecuteOptions,
+}
+
+/// What happened to one call before it produced a result.
+pub(crate) struct Attempt {
+    pub(crate) approval: Option<ApprovalEvent>,
+    pub(crate) approval_wait: Duration,
+}
+
+impl Runner<'_> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    fn sink(&self) -> Option<&dyn EventSink> {
+        self.options.events.as_deref()
+    }
+
+    fn emit(&self, event: ToolEvent) {
+        if let Some(sink) = self.sink() {
+            sink.emit(Event::Tool(event));
+        }
+    }
+
+    fn info(&self, message: String) {
+        if let Some(sink) = self.sink() {
+            sink.emit(Event::Info(InfoEvent {
+                source: None,
+                message,
+            }));
+        }
+    }
+
+    pub(crate) fn stopped(
+        &self,
+        stop: Stop,
+        call: &ToolCall,
+        done: Vec<Option<CallDone>>,
+    ) -> ExecError {
+        let mut messages = Vec::new();
+        for d in done.into_iter().flatten() {
+            messages.push(d.message);
+            messages.extend(d.extra);
+        }
+        let function = call.function.clone();
+        let call_id = call.id.clone();
+        match stop {
+            Stop::Fatal(cause) => ExecError::Fatal {
+                function,
+                call_id,
+                cause,
+                messages,
+            },
+            Stop::Limit(limit) => ExecError::Limit {
+                limit,
+                function,
+                call_id,
+                messages,
+            },
+            Stop::Terminated => ExecError::Terminated {
+                function,
+                call_id,
+                messages,
+            },
+            Stop::BadModify { modified } => ExecError::InvalidModification {
+                original: function,
+                modified,
+                messages,
+            },
+        }
+    }
+
+    /// The result of a call cancelled because a parallel sibling stopped the run: the
+    /// reference's cancelled message, and its event marked `failed`.
+    pub(crate) fn cancelled(&self, call: &ToolCall) -> CallDone {
+        let error = ToolCallError {
+            kind: ToolErrorKind::Cancelled,
+            message: CANCELLED_BY_SIBLING.to_owned(),
+        };
+        let message = ChatMessage::tool(
+            "",
+            call.id.clone(),
+            call.function.clone(),
+            Some(error.clone()),
+        );
+        if self.sink().is_some() {
+            let now = unix_seconds(SystemTime::now());
+            let mut event = self.pending_event(call, now);
+            event.pending = None;
+            event.error = Some(error);
+            event.completed_at = Some(now);
+            event.working_time = Some(0.0);
+            event.failed = Some(true);
+            event.message_id = Some(message.id().to_owned());
+            self.info(format!(
+                "Tool call '{}' was cancelled because a parallel sibling tool call raised an exception.",
+                call.function
+            ));
+            self.emit(event);
+        }
+        CallDone {
+            message,
+            extra: Vec::new(),
+            output: None,
+            waiting: Duration::ZERO,
+        }
+    }
+
+    fn pending_event(&self, call: &ToolCall, started_at: f64) -> ToolEvent {
+        let mut event = ToolEvent::pending(
+            call.id.clone(),
+            call.function.clone(),
+            call.arguments.clone(),
+            started_at,
+        );
+        event.span_id.clone_from(&self.options.span_id);
+        event
+    }
+
+    pub(crate) async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
+        let span = tracing::info_span!("tool_call", tool = %call.function, call_id = %call.id);
+        async move {
+            let started = SystemTime::now();
+            let clock = Instant::now();
+            // Without a sink no event is seen: skip building them, and the per-call slot a
+            // tool that runs an agent fills in (which only such tools get: it costs a copy of
+            // the run's extensions).
+            let recording = self.options.events.is_some();
+            let mut extensions = None;
+            if recording {
+                self.emit(self.pending_event(call, unix_seconds(started)));
+                let runs_agent = self
+                    .lookup(&call.function)
+                    .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
+                if runs_agent {
+                    let mut own = self.options.extensions.clone();
+                    own.insert(ToolCallAgent::default());
+                    extensions = Some(own);
+                }
+            }
+            let extensions = extensions.as_ref().unwrap_or(&self.options.extensions);
+            let mut attempt = Attempt {
+                approval: None,
+                approval_wait: Duration::ZERO,
+            };
+            let outcome = match extensions.get::<ToolCallCanceller>() {
+                None => Some(self.pipeline(call, extensions, &mut attempt).await),
+                Some(canceller) => {
+                    let (_registered, registration) = canceller.register(&call.id);
+                    Abortable::new(self.pipeline(call, extensions, &mut attempt), registration)
+                        .await
+                        .ok()
+                }
+            };
+            let finished = Finished {
+                started,
+                working_time: clock
+                    .elapsed()
+                    .saturating_sub(attempt.approval_wait)
+                    .as_secs_f64(),
+                waiting: attempt.approval_wait,
+                approval: attempt.approval,
+                agent: extensions.get::<ToolCallAgent>(),
+            };
+            match outcome {
+                Some(outcome) => self.finish(call, outcome, finished, recording),
+                None => {
+                    self.info(format!(
+                        "Tool call '{}' was cancelled by operator.",
+                        call.function
+                    ));
+                    let error = ToolCallError {
+                        kind: CANCELLED_BY_OPERATOR_KIND,
+                        message: CANCELLED_BY_OPERATOR.to_owned(),
+                    };
+                    let outcome = Err(Failed::Cancelled(error));
+                    self.finish(call, outcome, finished, recording)
+                }
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Turns a call's outcome into its tool message (or the stop) and its completed event.
+    fn finish(
+        &self,
+        call: &ToolCall,
+        outcome: Result<Landed, Failed>,
+        finished: Finished<'_>,
+        recording: bool,
+    ) -> Result<CallDone, Stop> {
+        let mut event = recording.then(|| {
+            let mut e = self.pending_event(call, unix_seconds(finished.started));
+            e.pending = None;
+            e.completed_at = Some(unix_seconds(SystemTime::now()));
+            e.working_time = Some(finished.working_time);
+            e.approval = finished.approval;
+            if let Some(modified) = e
+                .approval
+                .as_ref()
+                .and_then(|a| a.modified_arguments.as_ref())
+            {
+                e.arguments.clone_from(modified);
+            }
+            if let Some(slot) = finished.agent {
+                e.agent = slot.agent();
+                e.agent_span_id = slot.agent_span_id();
+            }
+            e
+        });
+        let mut done = CallDone {
+            message: ChatMessage::tool("", call.id.clone(), call.function.clone(), None),
+            extra: Vec::new(),
+            output: None,
+            waiting: finished.waiting,
+        };
+        let (content, error, truncated) = match outcome {
+            Ok(Landed::Output { output, limit }) => {
+                let (content, truncated) = self.finish_output(&call.function, output, limit);
+                (content, None, truncated)
+            }
+            Ok(Landed::Conversation(out)) => {
+                let out = *out;
+                done.extra = out.messages;
+                done.output = out.output;
+                (out.content, None, None)
+            }
+            Err(Failed::Tool(err, limit)) => {
+                let (content, truncated) = match err.output() {
+                    Some(partial) => self.finish_output(
+                        &call.function,
+                        ToolOutput::Text(partial.to_owned()),
+                        limit,
+                    ),
+                    None => (MessageContent::default(), None),
+                };
+                tracing::debug!(kind = %err.kind(), message = err.message(), "tool error");
+                (content, Some(ToolCallError::from(&err)), truncated)
+            }
+            Err(Failed::Cancelled(error)) => (MessageContent::default(), Some(error), None),
+            Err(Failed::Stop(stop)) => {
+                let fatal = match &stop {
+                    Stop::Fatal(cause) => cause.to_string(),
+                    Stop::Limit(limit) => limit.to_string(),
+                    Stop::Terminated => "Tool call approver requested termination.".to_owned(),
+                    Stop::BadModify { modified } => format!("modified call names '{modified}'"),
+                };
+                tracing::warn!(fatal = fatal.as_str(), "tool call stopped the run");
+                if let Some(mut e) = event {
+                    e.fatal = Some(fatal);
+                    e.failed = Some(true);
+                    self.emit(e);
+                }
+                return Err(stop);
+            }
+        };
+        if let Some(mut e) = event.take() {
+            e.result = content.clone();
+            e.error.clone_from(&error);
+            e.truncated = truncated;
+            e.message_id = Some(done.message.id().to_owned());
+            self.emit(e);
+        }
+        if let ChatMessage::Tool(m) = &mut done.message {
+            m.content = content;
+            m.error = error;
+        }
+        Ok(done)
+    }
+
+    /// Truncates text output to the call's limit.
+    fn finish_output(
+        &self,
+        function: &str,
+        output: ToolOutput,
+        limit: usize,
+    ) -> (MessageContent, Option<(usize, usize)>) {
+        match output {
+            ToolOutput::Text(text) => match truncate_tool_output(function, &text, limit) {
+                Some(t) => (
+                    MessageContent::Text(t.output),
+                    Some((t.original_bytes, t.limit)),
+                ),
+                None => (MessageContent::Text(text), None),
+            },
+            ToolOutput::Content(parts) => (MessageContent::Parts(parts), None),
+        }
+    }
+
+    pub(crate) fn limit_for(&self, def: Option<&ToolDef>) -> usize {
+        def.and_then(ToolDef::max_output)
+            .or(self.options.max_output)
+            .unwrap_or(DEFAULT_MAX_OUTPUT)
+    }
+}
+
+/// What the runner knows of a call once its pipeline has ended.
+struct Finished<'a> {
+    started: SystemTime,
+    working_time: f64,
+    waiting: Duration,
+    approval: Option<ApprovalEvent>,
+    agent: Option<&'a ToolCallAgent>,
+}
