@@ -22,6 +22,7 @@ pub const DEFAULT_ROOTS: &[&str] = &[
     // chat completions
     "CreateChatCompletionRequest",
     "CreateChatCompletionResponse",
+    "CreateChatCompletionStreamResponse",
     "ChatCompletionMessageToolCall",
     "ChatCompletionRequestToolMessage",
     // responses

@@ -15,6 +15,7 @@
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
 //! | `agent` | `Agent`, `AgentState`, `run` with limits, `react`, filters, compaction | `agent` (default) |
 //! | `multi` | `handoff`, `as_tool`, `as_solver` | `multi` (default) |
+//! | `providers` | `get_model("openai/…")`, Anthropic, OpenAI-compatible servers; typed errors, retries | `providers` |
 //! | `eval` | `Task`, datasets, scorers, `eval` with progress, logs `inspect view` reads | `eval` |
 //! | `mcp` | MCP servers' tools for agents (`mcp_tools`, a `ToolSource`), and `ToolDef`s served over MCP (`ToolServer`, `serve_stdio`, `serve_http`) | `mcp` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
@@ -69,6 +70,8 @@ pub use actuator_multi as multi;
 
 #[cfg(feature = "eval")]
 pub use actuator_eval as eval;
+#[cfg(feature = "providers")]
+pub use actuator_providers as providers;
 
 #[cfg(feature = "tools")]
 pub use actuator_sandbox as sandbox;
@@ -104,6 +107,9 @@ pub mod prelude {
 
     #[cfg(feature = "multi")]
     pub use actuator_multi::{as_tool, handoff};
+
+    #[cfg(feature = "providers")]
+    pub use actuator_providers::{ModelOptions, get_model};
 }
 
 /// `docs/agents.md`, whose examples run as doctests of this crate.

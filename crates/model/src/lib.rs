@@ -27,6 +27,6 @@ pub use config::GenerateConfig;
 
 mod model;
 pub use model::{
-    BoxFuture, FunctionModel, Model, ModelError, ScriptedModel, estimate_tokens, generate,
-    resolve_tool_choice,
+    ApiError, BoxFuture, FunctionModel, Model, ModelError, ScriptedModel, estimate_tokens,
+    generate, resolve_tool_choice,
 };

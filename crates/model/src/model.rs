@@ -42,9 +42,92 @@ pub enum ModelError {
         /// The timeout.
         after: std::time::Duration,
     },
+    /// A provider's request failed with a typed error (for example
+    /// `actuator_providers::ProviderError`): its message is this error's message, and
+    /// [`ModelError::downcast_ref`] gives back the typed error.
+    #[error(transparent)]
+    Api(ApiError),
     /// Any other failure.
     #[error("{0}")]
     Other(String),
+}
+
+impl ModelError {
+    /// Wraps a provider's typed error; `retryable` says whether trying again may succeed.
+    ///
+    /// ```
+    /// use actuator_model::ModelError;
+    /// #[derive(Debug, thiserror::Error)]
+    /// #[error("rate limited")]
+    /// struct RateLimited;
+    /// let err = ModelError::api(RateLimited, true);
+    /// assert_eq!(err.to_string(), "rate limited");
+    /// assert!(err.is_retryable());
+    /// assert!(err.downcast_ref::<RateLimited>().is_some());
+    /// ```
+    pub fn api(error: impl std::error::Error + Send + Sync + 'static, retryable: bool) -> Self {
+        ModelError::Api(ApiError {
+            error: Arc::new(error),
+            retryable,
+        })
+    }
+
+    /// The provider's typed error, when this is an [`ModelError::Api`] of type `E`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            ModelError::Api(api) => api.error.downcast_ref::<E>(),
+            _ => None,
+        }
+    }
+
+    /// Whether trying the generation again may succeed (rate limits, overloaded or failing
+    /// servers, lost connections, timeouts).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::Provider { retryable, .. } => *retryable,
+            ModelError::Api(api) => api.retryable,
+            ModelError::Timeout { .. } => true,
+            ModelError::ScriptExhausted { .. } | ModelError::Other(_) => false,
+        }
+    }
+}
+
+/// A provider's typed error inside a [`ModelError::Api`]: shared (so `ModelError` stays
+/// `Clone`), compared by identity.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    error: Arc<dyn std::error::Error + Send + Sync + 'static>,
+    retryable: bool,
+}
+
+impl ApiError {
+    /// The typed error.
+    pub fn error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.error
+    }
+
+    /// Whether trying again may succeed.
+    pub fn retryable(&self) -> bool {
+        self.retryable
+    }
+}
+
+impl PartialEq for ApiError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.error, &other.error) && self.retryable == other.retryable
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for ApiError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
 }
 
 /// A language model: generates the next assistant message from a conversation and the tools on

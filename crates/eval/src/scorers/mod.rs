@@ -118,7 +118,7 @@ pub struct Pattern {
 /// ```
 /// use actuator_eval::scorers::pattern;
 /// assert!(pattern(r"ANSWER: (\w+)", true, false).is_ok());
-/// assert!(pattern(r"(", true, false).unwrap_err().to_string().contains("("));
+/// assert!(pattern(r"(", true, false).err().unwrap().to_string().contains("("));
 /// ```
 pub fn pattern(
     expression: &str,

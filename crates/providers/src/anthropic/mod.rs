@@ -1,0 +1,191 @@
+//! Anthropic's Messages API.
+
+mod request;
+pub(crate) mod response;
+pub(crate) mod stream;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use actuator_model::{
+    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, StopReason,
+};
+use actuator_tool_core::{ToolChoice, ToolInfo};
+
+use crate::check::{Rules, check_conversation};
+use crate::error::ProviderError;
+use crate::http::{Failure, StatusFailure, Transport};
+use crate::options::{ModelOptions, merged};
+use crate::registry::Resolved;
+
+/// Above this `max_tokens` answers are streamed unless [`ModelOptions::stream`] says otherwise:
+/// Anthropic refuses long non-streamed requests.
+const STREAM_ABOVE_MAX_TOKENS: u32 = 16_000;
+
+/// The API version sent as `anthropic-version`.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// A model reached through Anthropic's Messages API (`POST {base_url}/v1/messages`), made by
+/// [`get_model`](crate::get_model) for `anthropic/…`.
+///
+/// - System messages become `system`; turns alternate, consecutive messages of one role merged;
+///   the results of one turn's tool calls are `tool_result` blocks at the start of one user
+///   message, failed ones with `is_error`.
+/// - Thinking blocks come back as reasoning content with their signatures and are replayed
+///   as they came (redacted ones too); reasoning without a signature (from another provider)
+///   is not sent.
+/// - Tools go out through [`actuator_dialect::anthropic`]; `ToolChoice` maps to `auto`, `any`
+///   or `tool`; `parallel_tool_calls: false` sets `disable_parallel_tool_use`.
+/// - `max_tokens` is required by the API: 4096 unless the config says. `temperature` and
+///   `top_p` are not part of the Messages API and are not sent; `stop_seqs` are
+///   `stop_sequences`.
+/// - Streamed (server-sent events, aggregated into the same output) when
+///   [`ModelOptions::stream`] says so, or by default when `max_tokens` is above 16,000.
+/// - Stop reasons: `max_tokens` → `max_tokens`, `tool_use` → `tool_calls`, `refusal` →
+///   `content_filter`, `model_context_window_exceeded` and a "prompt is too long" error →
+///   `model_length`; HTTP 529 (overloaded) is retried.
+pub struct AnthropicMessages {
+    name: String,
+    model: String,
+    transport: Transport,
+    config: GenerateConfig,
+    stream: Option<bool>,
+}
+
+impl std::fmt::Debug for AnthropicMessages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicMessages")
+            .field("name", &self.name)
+            .field("base_url", &self.transport.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnthropicMessages {
+    pub(crate) fn new(
+        name: &str,
+        resolved: Resolved,
+        options: &ModelOptions,
+    ) -> Result<Self, ProviderError> {
+        let mut headers = vec![("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned())];
+        if let Some(key) = &resolved.key {
+            headers.push(("x-api-key".to_owned(), key.clone()));
+        }
+        headers.extend(options.headers.iter().cloned());
+        let transport = Transport::new(
+            resolved.service,
+            resolved.key_var,
+            &resolved.base_url,
+            &headers,
+            options.timeout,
+            options.retry.clone().unwrap_or_default(),
+        )?;
+        Ok(AnthropicMessages {
+            name: name.to_owned(),
+            model: resolved.model,
+            transport,
+            config: options.config.clone(),
+            stream: options.stream,
+        })
+    }
+
+    async fn run(
+        &self,
+        input: &[ChatMessage],
+        tools: &[Arc<ToolInfo>],
+        tool_choice: &ToolChoice,
+        config: &GenerateConfig,
+    ) -> Result<ModelOutput, ProviderError> {
+        let invalid = |message: String| ProviderError::InvalidConversation {
+            provider: self.transport.provider.clone(),
+            message,
+        };
+        check_conversation(
+            input,
+            Rules {
+                no_empty_assistant: true,
+            },
+        )
+        .map_err(invalid)?;
+        let config = merged(&self.config, config);
+        let mut body =
+            request::build(&self.model, input, tools, tool_choice, &config).map_err(invalid)?;
+        let started = Instant::now();
+        let path = "/v1/messages";
+        let max_tokens = config.max_tokens.unwrap_or(request::DEFAULT_MAX_TOKENS);
+        let result = if self.stream.unwrap_or(max_tokens > STREAM_ABOVE_MAX_TOKENS) {
+            body["stream"] = serde_json::json!(true);
+            self.transport
+                .post_sse(path, &body, || {
+                    stream::MessageStream::new(&self.transport.provider)
+                })
+                .await
+                .map(|s| s.finish(&self.model))
+        } else {
+            match self.transport.post_json(path, &body).await {
+                Ok(bytes) => response::output(&bytes, &self.model).map_err(|message| {
+                    Failure::Other(ProviderError::MalformedResponse {
+                        provider: self.transport.provider.clone(),
+                        message,
+                    })
+                }),
+                Err(e) => Err(e),
+            }
+        };
+        match result {
+            Ok(mut out) => {
+                out.time = Some(started.elapsed().as_secs_f64());
+                Ok(out)
+            }
+            Err(Failure::Other(e)) => Err(e),
+            Err(Failure::Status(s)) => match refusal_output(&self.model, &s) {
+                Some(out) => Ok(out),
+                None => Err(self.transport.status_error(&self.transport.url(path), &s)),
+            },
+        }
+    }
+}
+
+/// "Prompt is too long" as a `model_length` output and content filtering as a
+/// `content_filter` one, as the reference does.
+fn refusal_output(model: &str, s: &StatusFailure) -> Option<ModelOutput> {
+    if s.status != 400 && s.status != 413 {
+        return None;
+    }
+    let lower = s.message.to_lowercase();
+    let stop = if [
+        "prompt is too long",
+        "input is too long",
+        "input length and `max_tokens` exceed context limit",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+    {
+        StopReason::ModelLength
+    } else if lower.contains("content filtering") {
+        StopReason::ContentFilter
+    } else {
+        return None;
+    };
+    Some(ModelOutput::from_content(model, s.message.clone()).with_stop_reason(stop))
+}
+
+impl Model for AnthropicMessages {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        Box::pin(async move {
+            self.run(input, tools, tool_choice, config)
+                .await
+                .map_err(ModelError::from)
+        })
+    }
+}

@@ -1,0 +1,188 @@
+//! Messages API request bodies: system text apart, alternating turns, tool results first in
+//! one user message, thinking blocks replayed with their signatures.
+
+use std::sync::Arc;
+
+use actuator_model::{ChatMessage, GenerateConfig, MessageContent};
+use actuator_tool_core::{Content, Media, MediaSource, ToolChoice, ToolInfo};
+use serde_json::{Map, Value, json};
+
+/// `max_tokens` is required by the API; this is used when the config leaves it unset.
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+pub(crate) fn build(
+    model: &str,
+    input: &[ChatMessage],
+    tools: &[Arc<ToolInfo>],
+    tool_choice: &ToolChoice,
+    config: &GenerateConfig,
+) -> Result<Value, String> {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert(
+        "max_tokens".into(),
+        json!(config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+    );
+    let system: Vec<String> = input
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::System(s) => Some(s.content.text()),
+            _ => None,
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(messages(input)?));
+    if !tools.is_empty() && *tool_choice != ToolChoice::None {
+        let rendered: Vec<Value> = tools
+            .iter()
+            .map(|info| {
+                let r = actuator_dialect::anthropic(info);
+                if !r.report.is_empty() {
+                    tracing::debug!(tool = %info.name, report = %r.report, "Anthropic dialect changed the tool's schema");
+                }
+                r.tool
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(rendered));
+        let mut choice = match tool_choice {
+            ToolChoice::Any => json!({"type": "any"}),
+            ToolChoice::Function { name } => json!({"type": "tool", "name": name}),
+            ToolChoice::Auto | ToolChoice::None => json!({"type": "auto"}),
+        };
+        if config.parallel_tool_calls == Some(false) {
+            choice["disable_parallel_tool_use"] = json!(true);
+        }
+        body.insert("tool_choice".into(), choice);
+    }
+    if config.temperature.is_some() || config.top_p.is_some() {
+        // The Messages API (as its SDK 2.14 describes it, specs/anthropic) has no sampling
+        // parameters: the API rejects unknown keys, so these are left out.
+        tracing::debug!("temperature and top_p are not part of Anthropic's Messages API; not sent");
+    }
+    if let Some(stop) = &config.stop_seqs
+        && !stop.is_empty()
+    {
+        body.insert("stop_sequences".into(), json!(stop));
+    }
+    Ok(Value::Object(body))
+}
+
+/// The turns: consecutive messages of one role merged (the API wants them alternating), tool
+/// results as `tool_result` blocks of a user turn, before any other content of that turn.
+fn messages(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for m in input {
+        let (role, blocks, results_first) = match m {
+            ChatMessage::System(_) => continue,
+            ChatMessage::User(u) => ("user", content_blocks(&u.content, false)?, false),
+            ChatMessage::Assistant(a) => {
+                let mut blocks = content_blocks(&a.content, true)?;
+                for call in a.calls() {
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.function,
+                        "input": Value::Object(call.arguments.clone()),
+                    }));
+                }
+                ("assistant", blocks, false)
+            }
+            ChatMessage::Tool(t) => {
+                let mut result = Map::new();
+                result.insert("type".into(), json!("tool_result"));
+                result.insert(
+                    "tool_use_id".into(),
+                    json!(t.tool_call_id.as_deref().unwrap_or_default()),
+                );
+                match &t.error {
+                    Some(e) => {
+                        result.insert("content".into(), json!(e.message));
+                        result.insert("is_error".into(), json!(true));
+                    }
+                    None => {
+                        let blocks = content_blocks(&t.content, false)?;
+                        if !blocks.is_empty() {
+                            result.insert("content".into(), Value::Array(blocks));
+                        }
+                    }
+                }
+                ("user", vec![Value::Object(result)], true)
+            }
+        };
+        match turns.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => {
+                if results_first {
+                    // Tool results go before anything else already in the turn.
+                    let at = last_blocks
+                        .iter()
+                        .take_while(|b| b["type"] == "tool_result")
+                        .count();
+                    last_blocks.splice(at..at, blocks);
+                } else {
+                    last_blocks.extend(blocks);
+                }
+            }
+            _ => turns.push((role, blocks)),
+        }
+    }
+    Ok(turns
+        .into_iter()
+        .map(|(role, blocks)| json!({"role": role, "content": blocks}))
+        .collect())
+}
+
+fn content_blocks(content: &MessageContent, assistant: bool) -> Result<Vec<Value>, String> {
+    let parts = match content {
+        MessageContent::Text(t) if t.is_empty() => return Ok(Vec::new()),
+        MessageContent::Text(t) => return Ok(vec![json!({"type": "text", "text": t})]),
+        MessageContent::Parts(parts) => parts,
+    };
+    let mut out = Vec::new();
+    for part in parts {
+        match part {
+            Content::Text { text, .. } if text.is_empty() => {}
+            Content::Text { text, .. } => out.push(json!({"type": "text", "text": text})),
+            Content::Image(media) => out.push(json!({"type": "image", "source": source(media)})),
+            Content::Document(media) => {
+                out.push(json!({"type": "document", "source": source(media)}));
+            }
+            Content::Reasoning {
+                reasoning,
+                signature,
+                redacted,
+                ..
+            } if assistant => {
+                if *redacted {
+                    if let Some(data) = signature {
+                        out.push(json!({"type": "redacted_thinking", "data": data}));
+                    }
+                } else if let Some(signature) = signature {
+                    out.push(
+                        json!({"type": "thinking", "thinking": reasoning, "signature": signature}),
+                    );
+                }
+                // Reasoning with no signature came from another provider: Anthropic would
+                // reject it, so it is not replayed.
+            }
+            Content::Audio(_) | Content::Video(_) => {
+                return Err(
+                    "Anthropic's Messages API does not accept audio or video content".into(),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn source(media: &Media) -> Value {
+    match &media.source {
+        MediaSource::Url { url } => json!({"type": "url", "url": url}),
+        MediaSource::Base64 { data } => {
+            json!({"type": "base64", "media_type": media.media_type, "data": data})
+        }
+    }
+}

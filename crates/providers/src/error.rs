@@ -1,0 +1,244 @@
+//! [`ProviderError`]: everything that can go wrong between Actuator and a model provider, in
+//! words that say what was wrong and what to do about it.
+
+use std::time::Duration;
+
+use actuator_model::ModelError;
+
+/// A provider could not be set up, or a request to it failed.
+///
+/// Every variant names the provider it is about; the messages say what to do. Inside an agent
+/// run the error arrives as a [`ModelError::Api`], from which
+/// [`ModelError::downcast_ref`] gives it back:
+///
+/// ```
+/// use actuator_model::ModelError;
+/// use actuator_providers::ProviderError;
+///
+/// let err = ProviderError::MissingApiKey { provider: "OpenAI".into(), var: "OPENAI_API_KEY".into() };
+/// assert_eq!(
+///     err.to_string(),
+///     "No API key for OpenAI: set the environment variable OPENAI_API_KEY, or give one in code with ModelOptions::api_key."
+/// );
+/// let model_error = ModelError::from(err);
+/// assert!(!model_error.is_retryable());
+/// assert!(matches!(
+///     model_error.downcast_ref::<ProviderError>(),
+///     Some(ProviderError::MissingApiKey { var, .. }) if var == "OPENAI_API_KEY"
+/// ));
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// The model name's provider prefix is not one Actuator knows.
+    #[error(
+        "Unknown model provider `{provider}` in `{model}`. Use one of: openai/<model>, anthropic/<model>, openai-api/<service>/<model>, vllm/<model>, ollama/<model>, llama-cpp/<model>, llama-cpp-python/<model>, mockllm/model."
+    )]
+    UnknownProvider {
+        /// The prefix given.
+        provider: String,
+        /// The whole model name.
+        model: String,
+    },
+    /// The model name is not of the form `provider/model`.
+    #[error("Invalid model name `{model}`: {reason}")]
+    InvalidModelName {
+        /// The name given.
+        model: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No API key was found.
+    #[error(
+        "No API key for {provider}: set the environment variable {var}, or give one in code with ModelOptions::api_key."
+    )]
+    MissingApiKey {
+        /// The provider.
+        provider: String,
+        /// The environment variable read.
+        var: String,
+    },
+    /// No base URL was found for a service that has no default.
+    #[error(
+        "No base URL for {provider}: set the environment variable {var}, or give one in code with ModelOptions::base_url."
+    )]
+    MissingBaseUrl {
+        /// The provider.
+        provider: String,
+        /// The environment variable read.
+        var: String,
+    },
+    /// The configuration given is unusable (a base URL, a header, a retry policy).
+    #[error("Invalid configuration for {provider}: {message}")]
+    InvalidConfig {
+        /// The provider.
+        provider: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The provider refused the API key (HTTP 401).
+    #[error(
+        "{provider} rejected the API key (HTTP {status}): {message}. Check the key in {var}, or the one given with ModelOptions::api_key."
+    )]
+    Authentication {
+        /// The provider.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+        /// The environment variable the key is read from.
+        var: String,
+    },
+    /// The key is valid but may not do this (HTTP 403).
+    #[error("{provider} denied permission (HTTP 403): {message}")]
+    PermissionDenied {
+        /// The provider.
+        provider: String,
+        /// The provider's message.
+        message: String,
+    },
+    /// The model or the endpoint does not exist (HTTP 404).
+    #[error(
+        "{provider} has no such model or endpoint (HTTP 404 from {url}): {message}. Check the model name and the base URL."
+    )]
+    NotFound {
+        /// The provider.
+        provider: String,
+        /// The URL requested.
+        url: String,
+        /// The provider's message.
+        message: String,
+    },
+    /// Too many requests (HTTP 429).
+    #[error("{provider} rate limit reached (HTTP 429): {message}")]
+    RateLimited {
+        /// The provider.
+        provider: String,
+        /// The provider's message.
+        message: String,
+        /// How long the provider asked to wait (`Retry-After`).
+        retry_after: Option<Duration>,
+        /// False when retrying cannot help (an exhausted quota).
+        retryable: bool,
+    },
+    /// The provider is overloaded (HTTP 529, or 503).
+    #[error("{provider} is overloaded (HTTP {status}): {message}")]
+    Overloaded {
+        /// The provider.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+        /// How long the provider asked to wait (`Retry-After`).
+        retry_after: Option<Duration>,
+    },
+    /// The provider rejected the request (HTTP 400, 413, 422 …).
+    #[error("{provider} rejected the request (HTTP {status}): {message}")]
+    BadRequest {
+        /// The provider.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+        /// The provider's error code or type, when it gave one.
+        code: Option<String>,
+    },
+    /// The provider failed (HTTP 5xx).
+    #[error("{provider} failed (HTTP {status}): {message}")]
+    Server {
+        /// The provider.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+        /// How long the provider asked to wait (`Retry-After`).
+        retry_after: Option<Duration>,
+    },
+    /// The provider did not answer in time.
+    #[error(
+        "{provider} did not answer within {} seconds (ModelOptions::timeout).",
+        .after.as_secs_f64()
+    )]
+    Timeout {
+        /// The provider.
+        provider: String,
+        /// The timeout.
+        after: Duration,
+    },
+    /// The connection failed or broke off (refused, reset, closed mid-response).
+    #[error(
+        "The connection to {provider} at {url} failed: {message}. Is the server running, and is the base URL right?"
+    )]
+    Connection {
+        /// The provider.
+        provider: String,
+        /// The URL requested.
+        url: String,
+        /// What happened.
+        message: String,
+    },
+    /// The provider answered with a body that is not what its API describes.
+    #[error("{provider} sent a response that cannot be read: {message}")]
+    MalformedResponse {
+        /// The provider.
+        provider: String,
+        /// What is wrong with it, with the start of the body.
+        message: String,
+    },
+    /// The conversation breaks one of the provider's rules; nothing was sent.
+    #[error("The conversation cannot be sent to {provider}: {message}")]
+    InvalidConversation {
+        /// The provider.
+        provider: String,
+        /// The rule broken, and where.
+        message: String,
+    },
+}
+
+impl ProviderError {
+    /// Whether trying again may succeed: rate limits (but not an exhausted quota), overloaded
+    /// and failing servers, timeouts and broken connections.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::RateLimited { retryable, .. } => *retryable,
+            ProviderError::Overloaded { .. }
+            | ProviderError::Server { .. }
+            | ProviderError::Timeout { .. }
+            | ProviderError::Connection { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// How long the provider asked to wait before trying again, when it said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::RateLimited { retry_after, .. }
+            | ProviderError::Overloaded { retry_after, .. }
+            | ProviderError::Server { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+impl From<ProviderError> for ModelError {
+    fn from(err: ProviderError) -> Self {
+        let retryable = err.is_retryable();
+        ModelError::api(err, retryable)
+    }
+}
+
+/// The first `max` bytes of a body, for error messages.
+pub(crate) fn snippet(body: &str, max: usize) -> String {
+    if body.len() <= max {
+        return body.to_owned();
+    }
+    let mut end = max;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &body[..end], body.len())
+}

@@ -1,0 +1,370 @@
+//! The HTTP side shared by every provider: one `reqwest` client, JSON requests with retries,
+//! and HTTP failures turned into [`ProviderError`]s.
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+
+use crate::error::{ProviderError, snippet};
+use crate::retry::{RetryPolicy, retry_after};
+
+/// What reads a stream of server-sent events, one attempt's worth.
+pub(crate) trait SseSink {
+    /// One event (`event` is its name, empty when unnamed). Ok(true) when the stream is
+    /// complete; a mid-stream error event is an `Err`.
+    fn event(&mut self, event: &str, data: &str) -> Result<bool, Failure>;
+    /// Whether what was read is a whole response when the stream ends without its end event.
+    fn complete(&self) -> bool;
+}
+
+/// A failed HTTP status with what the provider said about it.
+#[derive(Debug, Clone)]
+pub(crate) struct StatusFailure {
+    pub status: u16,
+    pub retry_after: Option<Duration>,
+    /// `error.message` (or the body when there is none).
+    pub message: String,
+    /// `error.code`, else `error.type`.
+    pub code: Option<String>,
+    /// `error.type`.
+    pub kind: Option<String>,
+}
+
+/// Why one attempt failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Status(StatusFailure),
+    Other(ProviderError),
+}
+
+/// Everything needed to reach one provider.
+#[derive(Debug, Clone)]
+pub(crate) struct Transport {
+    client: reqwest::Client,
+    /// The display name used in errors (`OpenAI`, `Anthropic`, `vllm` …).
+    pub provider: String,
+    /// Where the API key comes from, for authentication errors.
+    pub key_var: String,
+    pub base_url: String,
+    headers: HeaderMap,
+    pub timeout: Option<Duration>,
+    pub retry: RetryPolicy,
+}
+
+impl Transport {
+    pub(crate) fn new(
+        provider: String,
+        key_var: String,
+        base_url: &str,
+        headers: &[(String, String)],
+        timeout: Option<Duration>,
+        retry: RetryPolicy,
+    ) -> Result<Self, ProviderError> {
+        let invalid = |message: String| ProviderError::InvalidConfig {
+            provider: provider.clone(),
+            message,
+        };
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let parsed = reqwest::Url::parse(&base_url)
+            .map_err(|e| invalid(format!("the base URL `{base_url}` is not a URL: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(invalid(format!(
+                "the base URL `{base_url}` must start with http:// or https://"
+            )));
+        }
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| invalid(format!("the header name `{name}` is not valid: {e}")))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|e| invalid(format!("the value of header `{name}` is not valid: {e}")))?;
+            if is_secret(&name) {
+                value.set_sensitive(true);
+            }
+            map.insert(name, value);
+        }
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("actuator/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| invalid(format!("the HTTP client cannot be built: {e}")))?;
+        Ok(Transport {
+            client,
+            provider,
+            key_var,
+            base_url,
+            headers: map,
+            timeout,
+            retry,
+        })
+    }
+
+    /// The URL of an endpoint (`/chat/completions`, `/v1/messages`).
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// POSTs `body` as JSON to `path` and returns the body of the successful response, retrying
+    /// as the policy says. A final failed status comes back as `Err(Failure::Status)` so the
+    /// provider can read it (a context-window error is an output, not an error).
+    pub(crate) async fn post_json(&self, path: &str, body: &Value) -> Result<Vec<u8>, Failure> {
+        let url = self.url(path);
+        let bytes = self.encode(body)?;
+        self.with_retries(&url, || async {
+            let response = self.send(&url, &bytes, false).await?;
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| Failure::Other(self.send_error(&url, &e)))?;
+            Ok(body.to_vec())
+        })
+        .await
+    }
+
+    /// POSTs `body` and reads the answer as server-sent events into a fresh `sink` (made by
+    /// `new_sink` for each attempt), until the sink says the stream is complete. The whole
+    /// stream is one attempt: a stream that breaks off is retried like a reset connection.
+    pub(crate) async fn post_sse<S: SseSink>(
+        &self,
+        path: &str,
+        body: &Value,
+        new_sink: impl Fn() -> S,
+    ) -> Result<S, Failure> {
+        use eventsource_stream::Eventsource;
+        use futures_util::StreamExt;
+
+        let url = self.url(path);
+        let bytes = self.encode(body)?;
+        self.with_retries(&url, || async {
+            let response = self.send(&url, &bytes, true).await?;
+            let mut events = response.bytes_stream().eventsource();
+            let mut sink = new_sink();
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| match e {
+                    eventsource_stream::EventStreamError::Transport(e) => {
+                        Failure::Other(self.send_error(&url, &e))
+                    }
+                    other => Failure::Other(ProviderError::MalformedResponse {
+                        provider: self.provider.clone(),
+                        message: format!("the event stream cannot be read: {other}"),
+                    }),
+                })?;
+                if sink.event(&event.event, &event.data)? {
+                    return Ok(sink);
+                }
+            }
+            if sink.complete() {
+                return Ok(sink);
+            }
+            Err(Failure::Other(ProviderError::Connection {
+                provider: self.provider.clone(),
+                url: url.clone(),
+                message: "the event stream ended before the response was complete".into(),
+            }))
+        })
+        .await
+    }
+
+    fn encode(&self, body: &Value) -> Result<Vec<u8>, Failure> {
+        serde_json::to_vec(body).map_err(|e| {
+            Failure::Other(ProviderError::InvalidConversation {
+                provider: self.provider.clone(),
+                message: format!("the request cannot be written as JSON: {e}"),
+            })
+        })
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or the policy says stop.
+    async fn with_retries<T, F, Fut>(&self, url: &str, attempt: F) -> Result<T, Failure>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failure>>,
+    {
+        let started = Instant::now();
+        let mut n = 1u32;
+        loop {
+            let error = match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(failure) => failure,
+            };
+            let as_error = match &error {
+                Failure::Status(s) => self.status_error(url, s),
+                Failure::Other(e) => e.clone(),
+            };
+            if !as_error.is_retryable() || n >= self.retry.max_attempts {
+                return Err(error);
+            }
+            let wait = as_error
+                .retry_after()
+                .unwrap_or_else(|| self.retry.backoff_for(n));
+            if started.elapsed() + wait > self.retry.max_elapsed {
+                tracing::warn!(
+                    provider = %self.provider,
+                    attempt = n,
+                    wait_ms = wait.as_millis() as u64,
+                    error = %as_error,
+                    "not retrying: the wait would pass the retry policy's max_elapsed"
+                );
+                return Err(error);
+            }
+            tracing::warn!(
+                provider = %self.provider,
+                attempt = n,
+                wait_ms = wait.as_millis() as u64,
+                error = %as_error,
+                "retrying the request"
+            );
+            tokio::time::sleep(wait).await;
+            n += 1;
+        }
+    }
+
+    /// Sends one request; a failed status (its body read) is `Err(Failure::Status)`.
+    async fn send(&self, url: &str, body: &[u8], sse: bool) -> Result<reqwest::Response, Failure> {
+        let mut request = self
+            .client
+            .post(url)
+            .headers(self.headers.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        if sse {
+            request = request.header(reqwest::header::ACCEPT, "text/event-stream");
+        }
+        if let Some(timeout) = self.timeout {
+            request = request.timeout(timeout);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| Failure::Other(self.send_error(url, &e)))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let wait = retry_after(response.headers());
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| Failure::Other(self.send_error(url, &e)))?;
+        Err(Failure::Status(read_failure(status.as_u16(), wait, &body)))
+    }
+
+    fn send_error(&self, url: &str, e: &reqwest::Error) -> ProviderError {
+        if e.is_timeout() {
+            return ProviderError::Timeout {
+                provider: self.provider.clone(),
+                after: self.timeout.unwrap_or_default(),
+            };
+        }
+        ProviderError::Connection {
+            provider: self.provider.clone(),
+            url: url.to_owned(),
+            message: error_chain(e),
+        }
+    }
+
+    /// The typed error for a failed status.
+    pub(crate) fn status_error(&self, url: &str, s: &StatusFailure) -> ProviderError {
+        let provider = self.provider.clone();
+        let message = s.message.clone();
+        match s.status {
+            401 => ProviderError::Authentication {
+                provider,
+                status: s.status,
+                message,
+                var: self.key_var.clone(),
+            },
+            403 => ProviderError::PermissionDenied { provider, message },
+            404 => ProviderError::NotFound {
+                provider,
+                url: url.to_owned(),
+                message,
+            },
+            429 => ProviderError::RateLimited {
+                provider,
+                retryable: s.code.as_deref() != Some("insufficient_quota"),
+                message,
+                retry_after: s.retry_after,
+            },
+            503 | 529 => ProviderError::Overloaded {
+                provider,
+                status: s.status,
+                message,
+                retry_after: s.retry_after,
+            },
+            408 => ProviderError::Timeout {
+                provider,
+                after: self.timeout.unwrap_or_default(),
+            },
+            status if status >= 500 => ProviderError::Server {
+                provider,
+                status,
+                message,
+                retry_after: s.retry_after,
+            },
+            status => ProviderError::BadRequest {
+                provider,
+                status,
+                message,
+                code: s.code.clone(),
+            },
+        }
+    }
+}
+
+fn is_secret(name: &HeaderName) -> bool {
+    name == reqwest::header::AUTHORIZATION || name.as_str() == "x-api-key"
+}
+
+/// An error with its causes, `a: b: c` (reqwest's own message is terse).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// Reads an error body: `{"error": {"message", "type", "code"}}` (OpenAI, Anthropic and most
+/// compatible servers), `{"error": "…"}`, `{"message": "…"}`, `{"detail": "…"}`, or plain text.
+pub(crate) fn read_failure(
+    status: u16,
+    retry_after: Option<Duration>,
+    body: &[u8],
+) -> StatusFailure {
+    let text = String::from_utf8_lossy(body);
+    let json: Option<Value> = serde_json::from_slice(body).ok();
+    let error = json.as_ref().and_then(|j| j.get("error"));
+    let field = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v.get(key)).and_then(|m| match m {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        })
+    };
+    let message = field(error, "message")
+        .or_else(|| error.and_then(Value::as_str).map(str::to_owned))
+        .or_else(|| field(json.as_ref(), "message"))
+        .or_else(|| field(json.as_ref(), "detail"))
+        .unwrap_or_else(|| {
+            if text.trim().is_empty() {
+                format!("(no body; HTTP {status})")
+            } else {
+                snippet(text.trim(), 2000)
+            }
+        });
+    let kind = field(error, "type");
+    StatusFailure {
+        status,
+        retry_after,
+        message,
+        code: field(error, "code").or_else(|| kind.clone()),
+        kind,
+    }
+}

@@ -1,0 +1,62 @@
+//! # actuator-providers
+//!
+//! Real models for Actuator's agents: [`get_model`] turns a name such as
+//! `openai/gpt-4.1-mini`, `anthropic/claude-sonnet-4-5` or `vllm/Qwen/Qwen3-8B` into an
+//! `Arc<dyn Model>`, configured from the conventional environment variables or in code with
+//! [`ModelOptions`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use actuator_model::{ChatMessage, GenerateConfig, generate};
+//! use actuator_tool_core::ToolChoice;
+//!
+//! let model = actuator_providers::get_model("openai/gpt-4.1-mini")?; // reads OPENAI_API_KEY
+//! let out = generate(&*model, &[ChatMessage::user("Hi!")], &[], &ToolChoice::Auto, &GenerateConfig::default()).await?;
+//! println!("{}", out.completion());
+//! # Ok(()) }
+//! ```
+//!
+//! - **Wire formats**: OpenAI Chat Completions ([`OpenAiChat`], feature `openai`), which every
+//!   OpenAI-compatible server speaks, and Anthropic Messages ([`AnthropicMessages`], feature
+//!   `anthropic`).
+//! - **Faults** are [`ProviderError`]s, carried inside a [`ModelError::Api`]; rate limits,
+//!   overloaded or failing servers, timeouts and broken connections are retried with
+//!   exponential backoff and jitter ([`RetryPolicy`]), honouring `Retry-After`, each retry
+//!   logged through `tracing`.
+//! - **Before sending**, the conversation is checked against the provider's rules (every tool
+//!   call answered, ids matching): a violation is a [`ProviderError::InvalidConversation`] that
+//!   says where, not a provider's 400.
+//! - **Cancellation**: dropping the future drops the request and closes its connection.
+//!
+//! [`ModelError::Api`]: actuator_model::ModelError::Api
+
+mod check;
+mod error;
+mod http;
+mod options;
+mod registry;
+mod retry;
+
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(feature = "openai")]
+mod openai;
+
+#[cfg(feature = "anthropic")]
+pub use anthropic::{ANTHROPIC_VERSION, AnthropicMessages};
+pub use error::ProviderError;
+#[cfg(feature = "openai")]
+pub use openai::OpenAiChat;
+pub use options::ModelOptions;
+pub use registry::{get_model, get_model_with};
+pub use retry::RetryPolicy;
+
+/// Entry points for the fuzz target `fuzz/fuzz_targets/provider_parsers.rs`: every parser a
+/// provider applies to bytes from the network, without the HTTP around it. Not part of the
+/// API; it may change at any time.
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzzing::parse_everything;
+}
+
+mod fuzzing;

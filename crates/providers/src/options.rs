@@ -1,0 +1,209 @@
+//! [`ModelOptions`]: how a model is reached (key, base URL, headers, timeout, retries, default
+//! generation settings), given in code or read from the environment.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actuator_model::{GenerateConfig, Model, ModelOutput};
+
+use crate::error::ProviderError;
+use crate::retry::RetryPolicy;
+
+type EnvFn = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// Options for [`get_model_with`](crate::get_model_with): everything given here wins over the
+/// environment variables.
+///
+/// ```
+/// use std::time::Duration;
+/// use actuator_model::GenerateConfig;
+/// use actuator_providers::{ModelOptions, RetryPolicy};
+///
+/// let model = ModelOptions::new()
+///     .api_key("sk-test")
+///     .base_url("http://127.0.0.1:9/v1")
+///     .header("OpenAI-Organization", "org-1")
+///     .timeout(Duration::from_secs(60))
+///     .retry(RetryPolicy::default().max_attempts(3))
+///     .config(GenerateConfig::default().max_tokens(512))
+///     .build("openai/gpt-4.1-mini")
+///     .unwrap();
+/// assert_eq!(model.name(), "openai/gpt-4.1-mini");
+/// ```
+#[derive(Clone, Default)]
+pub struct ModelOptions {
+    pub(crate) api_key: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) retry: Option<RetryPolicy>,
+    pub(crate) config: GenerateConfig,
+    pub(crate) strict_tools: Option<bool>,
+    pub(crate) stream: Option<bool>,
+    pub(crate) responses_api: Option<bool>,
+    pub(crate) env: Option<Arc<EnvFn>>,
+    pub(crate) script: Option<Vec<ModelOutput>>,
+}
+
+impl fmt::Debug for ModelOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelOptions")
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("base_url", &self.base_url)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("config", &self.config)
+            .field("strict_tools", &self.strict_tools)
+            .field("stream", &self.stream)
+            .field("responses_api", &self.responses_api)
+            .field("env", &self.env.as_ref().map(|_| "<custom>"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModelOptions {
+    /// No options: everything from the environment and the defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The API key (instead of `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `<SERVICE>_API_KEY` …).
+    #[must_use]
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The base URL (instead of `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `<SERVICE>_BASE_URL`
+    /// or the provider's default). OpenAI-style URLs end in `/v1`; Anthropic's does not.
+    #[must_use]
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// An extra header sent with every request.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// How long one request may take, answer included (default: no limit here; the run's
+    /// `GenerateConfig::timeout` and time limits still apply). A request that runs out is
+    /// retried as the retry policy says.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How failed requests are retried (default [`RetryPolicy::default`]).
+    #[must_use]
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+
+    /// Generation settings used where a call's own `GenerateConfig` leaves a field unset.
+    #[must_use]
+    pub fn config(mut self, config: GenerateConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Whether OpenAI tools are sent in strict mode where their schema allows it (default
+    /// true; a schema that cannot be strict always goes out non-strict). Some compatible
+    /// servers do better with plain schemas.
+    #[must_use]
+    pub fn strict_tools(mut self, strict: bool) -> Self {
+        self.strict_tools = Some(strict);
+        self
+    }
+
+    /// Whether answers are streamed (server-sent events), aggregated into the same output.
+    /// Default: off for Chat Completions; for Anthropic, on when `max_tokens` is above 16,000
+    /// (long requests must stream there). Dropping the generation closes the stream.
+    #[must_use]
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+
+    /// Whether an OpenAI model is reached through the Responses API instead of Chat
+    /// Completions (default: yes for OpenAI's reasoning models, whose reasoning is replayed
+    /// there, no for every other model and every compatible server).
+    #[must_use]
+    pub fn responses_api(mut self, yes: bool) -> Self {
+        self.responses_api = Some(yes);
+        self
+    }
+
+    /// Where environment variables are read from (default: the process environment). For
+    /// configuration kept elsewhere, and for tests.
+    ///
+    /// ```
+    /// use actuator_providers::{ModelOptions, ProviderError};
+    /// let env = ModelOptions::new().env(|var| {
+    ///     (var == "TOGETHER_BASE_URL").then(|| "https://api.together.xyz/v1".to_owned())
+    /// });
+    /// let err = env.build("openai-api/together/llama").err().unwrap();
+    /// assert!(matches!(err, ProviderError::MissingApiKey { ref var, .. } if var == "TOGETHER_API_KEY"));
+    /// ```
+    #[must_use]
+    pub fn env(mut self, lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
+        self.env = Some(Arc::new(lookup));
+        self
+    }
+
+    /// The outputs `mockllm/model` returns, in order (default: the same text answer forever).
+    #[must_use]
+    pub fn script(mut self, outputs: impl IntoIterator<Item = ModelOutput>) -> Self {
+        self.script = Some(outputs.into_iter().collect());
+        self
+    }
+
+    /// Builds the model named `name` (see [`get_model`](crate::get_model) for the names).
+    pub fn build(&self, name: &str) -> Result<Arc<dyn Model>, ProviderError> {
+        crate::registry::build(name, self)
+    }
+
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
+        let value = match &self.env {
+            Some(f) => f(name),
+            None => std::env::var(name).ok(),
+        };
+        value.filter(|v| !v.trim().is_empty())
+    }
+}
+
+/// A call's config over the defaults: each field the call leaves unset comes from `defaults`.
+pub(crate) fn merged(defaults: &GenerateConfig, call: &GenerateConfig) -> GenerateConfig {
+    if *defaults == GenerateConfig::default() {
+        return call.clone();
+    }
+    let mut out = call.clone();
+    macro_rules! fill {
+        ($($field:ident),*) => {$(
+            if out.$field.is_none() {
+                out.$field = defaults.$field.clone();
+            }
+        )*};
+    }
+    fill!(
+        max_tokens,
+        temperature,
+        top_p,
+        stop_seqs,
+        seed,
+        parallel_tool_calls,
+        reasoning_effort,
+        timeout
+    );
+    out
+}

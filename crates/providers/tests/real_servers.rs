@@ -1,0 +1,196 @@
+//! End to end against real servers nobody here wrote: a react agent completes a real tool call
+//! with SmolLM2-135M-Instruct served by llama-cpp-python (OpenAI Chat Completions), and the same
+//! agent through LiteLLM's proxy speaking Anthropic's Messages format.
+//!
+//! The servers come from `scripts/setup-test-env`. Without them the tests skip with a printed
+//! reason, except when `CI` is set, where their absence is a failure.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use actuator_agent::{react, run};
+use actuator_model::{
+    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, resolve_tool_choice,
+};
+use actuator_providers::{ModelOptions, RetryPolicy};
+use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_macros::tool;
+use common::servers;
+
+/// Add two integers.
+///
+/// # Arguments
+/// * `x` - First addend.
+/// * `y` - Second addend.
+#[tool]
+async fn add(x: i64, y: i64) -> i64 {
+    x + y
+}
+
+/// Forces the tool choice turn by turn (`add`, then `submit`): a 135M-parameter model needs it,
+/// and the server then constrains its output to the named tool's schema. Everything else (the
+/// arguments, the answer) is the model's.
+struct Forced {
+    inner: Arc<dyn Model>,
+    order: Vec<&'static str>,
+    turn: AtomicUsize,
+}
+
+impl Model for Forced {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        let turn = self.turn.fetch_add(1, Ordering::SeqCst);
+        let choice = self
+            .order
+            .get(turn)
+            .map_or_else(|| tool_choice.clone(), |name| ToolChoice::function(*name));
+        Box::pin(async move {
+            let (offered, choice) = resolve_tool_choice(tools, &choice);
+            self.inner.generate(input, &offered, &choice, config).await
+        })
+    }
+}
+
+/// Runs the calculator agent on `model` and checks that it made a real `add` call, got the
+/// sum back, and submitted.
+async fn calculator_completes_a_real_tool_call(model: Arc<dyn Model>) {
+    let forced = Arc::new(Forced {
+        inner: model,
+        order: vec!["add", "submit"],
+        turn: AtomicUsize::new(0),
+    });
+    let agent = react()
+        .prompt("You are a careful calculator. Use the add tool for arithmetic, then submit the answer.")
+        .tools([add_tool()])
+        .model(forced.clone())
+        .build()
+        .unwrap();
+    let result = run(&agent, "What is 3 + 4?", &[]).await.unwrap();
+    let messages = &result.state.messages;
+    for m in messages {
+        eprintln!(
+            "{:>9}: {} {:?}",
+            m.role(),
+            m.text(),
+            m.as_assistant()
+                .map(|a| a.calls().iter().map(|c| c.render()).collect::<Vec<_>>())
+        );
+    }
+    let call = messages
+        .iter()
+        .filter_map(ChatMessage::as_assistant)
+        .flat_map(|a| a.calls())
+        .find(|c| c.function == "add")
+        .expect("the model called add");
+    assert!(call.parse_error.is_none(), "{call:?}");
+    let x = call.arguments["x"].as_i64().expect("x is an integer");
+    let y = call.arguments["y"].as_i64().expect("y is an integer");
+    let answer = messages
+        .iter()
+        .filter_map(ChatMessage::as_tool)
+        .find(|t| t.tool_call_id.as_deref() == Some(call.id.as_str()))
+        .expect("the add call was answered");
+    assert!(answer.error.is_none(), "{answer:?}");
+    assert_eq!(answer.content.text(), (x + y).to_string());
+    assert!(
+        forced.turn.load(Ordering::SeqCst) >= 2,
+        "the agent went on to submit"
+    );
+    assert!(
+        !result.state.output().completion().is_empty(),
+        "the agent submitted an answer"
+    );
+    let usage = result
+        .state
+        .output()
+        .usage
+        .expect("the server reports usage");
+    assert!(
+        usage.input_tokens > 0 && usage.output_tokens > 0,
+        "{usage:?}"
+    );
+}
+
+fn config() -> GenerateConfig {
+    GenerateConfig::default().max_tokens(64).temperature(0.0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn react_agent_with_a_real_tool_call_over_chat_completions() {
+    let Some(llama) = servers::llama_server() else {
+        return;
+    };
+    let model = ModelOptions::new()
+        .base_url(format!("{}/v1", llama.url()))
+        .env(|_| None)
+        .config(config())
+        .timeout(Duration::from_secs(120))
+        .retry(RetryPolicy::none())
+        .build("llama-cpp-python/smollm2")
+        .unwrap();
+    calculator_completes_a_real_tool_call(model).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn react_agent_with_a_real_tool_call_over_anthropic_messages_via_litellm() {
+    let Some(llama) = servers::llama_server() else {
+        return;
+    };
+    let Some(proxy) = servers::litellm_proxy(&llama) else {
+        return;
+    };
+    let model = ModelOptions::new()
+        .api_key(servers::LITELLM_KEY)
+        .base_url(proxy.url())
+        .env(|_| None)
+        .config(config())
+        .timeout(Duration::from_secs(120))
+        .retry(RetryPolicy::none())
+        .build(&format!("anthropic/{}", servers::LITELLM_MODEL))
+        .unwrap();
+    calculator_completes_a_real_tool_call(model).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_answer_from_a_real_server_aggregates() {
+    let Some(llama) = servers::llama_server() else {
+        return;
+    };
+    let model = ModelOptions::new()
+        .base_url(format!("{}/v1", llama.url()))
+        .env(|_| None)
+        .config(GenerateConfig::default().max_tokens(16).temperature(0.0))
+        .stream(true)
+        .timeout(Duration::from_secs(120))
+        .retry(RetryPolicy::none())
+        .build("llama-cpp-python/smollm2")
+        .unwrap();
+    let out = model
+        .generate(
+            &[ChatMessage::user("Say hello.")],
+            &[],
+            &ToolChoice::Auto,
+            &GenerateConfig::default(),
+        )
+        .await
+        .unwrap();
+    eprintln!("streamed: {:?} {:?}", out.completion(), out.stop_reason());
+    assert!(!out.completion().trim().is_empty());
+    assert!(matches!(
+        out.stop_reason(),
+        Some(actuator_model::StopReason::Stop | actuator_model::StopReason::MaxTokens)
+    ));
+}
