@@ -9,16 +9,14 @@
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use actuator_agent::{react, run};
-use actuator_model::{
-    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, resolve_tool_choice,
-};
+use actuator_model::{ChatMessage, GenerateConfig, Model};
 use actuator_providers::{ModelOptions, RetryPolicy};
-use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_core::ToolChoice;
 use actuator_tool_macros::tool;
+use common::forced::Forced;
 use common::servers;
 
 /// Add two integers.
@@ -31,47 +29,10 @@ async fn add(x: i64, y: i64) -> i64 {
     x + y
 }
 
-/// Forces the tool choice turn by turn (`add`, then `submit`): a 135M-parameter model needs it,
-/// and the server then constrains its output to the named tool's schema. Everything else (the
-/// arguments, the answer) is the model's.
-struct Forced {
-    inner: Arc<dyn Model>,
-    order: Vec<&'static str>,
-    turn: AtomicUsize,
-}
-
-impl Model for Forced {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn generate<'a>(
-        &'a self,
-        input: &'a [ChatMessage],
-        tools: &'a [Arc<ToolInfo>],
-        tool_choice: &'a ToolChoice,
-        config: &'a GenerateConfig,
-    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
-        let turn = self.turn.fetch_add(1, Ordering::SeqCst);
-        let choice = self
-            .order
-            .get(turn)
-            .map_or_else(|| tool_choice.clone(), |name| ToolChoice::function(*name));
-        Box::pin(async move {
-            let (offered, choice) = resolve_tool_choice(tools, &choice);
-            self.inner.generate(input, &offered, &choice, config).await
-        })
-    }
-}
-
 /// Runs the calculator agent on `model` and checks that it made a real `add` call, got the
 /// sum back, and submitted.
 async fn calculator_completes_a_real_tool_call(model: Arc<dyn Model>) {
-    let forced = Arc::new(Forced {
-        inner: model,
-        order: vec!["add", "submit"],
-        turn: AtomicUsize::new(0),
-    });
+    let forced = Arc::new(Forced::new(model, vec!["add", "submit"]));
     let agent = react()
         .prompt("You are a careful calculator. Use the add tool for arithmetic, then submit the answer.")
         .tools([add_tool()])
@@ -105,10 +66,7 @@ async fn calculator_completes_a_real_tool_call(model: Arc<dyn Model>) {
         .expect("the add call was answered");
     assert!(answer.error.is_none(), "{answer:?}");
     assert_eq!(answer.content.text(), (x + y).to_string());
-    assert!(
-        forced.turn.load(Ordering::SeqCst) >= 2,
-        "the agent went on to submit"
-    );
+    assert!(forced.turns() >= 2, "the agent went on to submit");
     assert!(
         !result.state.output().completion().is_empty(),
         "the agent submitted an answer"

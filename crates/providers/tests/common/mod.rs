@@ -2,6 +2,7 @@
 //! real servers (llama.cpp, LiteLLM) started from the venvs `scripts/setup-test-env` makes.
 #![allow(dead_code, clippy::panic, clippy::unwrap_used, clippy::print_stderr)]
 
+pub mod forced;
 pub mod openai;
 pub mod servers;
 pub mod spec;
