@@ -88,10 +88,13 @@ impl Task {
     /// Gives every sample a sandbox of its own, made by `make` when the sample starts (a
     /// sample whose sandbox cannot be made fails with the sandbox's error).
     ///
-    /// ```no_run
-    /// # let task: actuator_eval::Task = unimplemented!();
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_eval::{Dataset, Sample, Task, chain};
     /// use actuator_sandbox::{LocalSandbox, SandboxHandle};
-    /// let task = task.sandbox(|| LocalSandbox::new().map(SandboxHandle::new));
+    /// let task = Task::new("shell", Dataset::new([Sample::new("ls", "")]), Arc::new(chain(Vec::new())))
+    ///     .sandbox(|| LocalSandbox::new().map(SandboxHandle::new));
+    /// assert!(task.sandbox.is_some());
     /// ```
     #[must_use]
     pub fn sandbox(
