@@ -19,7 +19,7 @@ use crate::log::schema::{
     EvalDataset, EvalErrorInfo, EvalLog, EvalPlan, EvalResults, EvalScore, EvalSpec, EvalStats,
 };
 use crate::progress::Progress;
-use crate::sample_run::{SampleOutcome, run_sample, usage_json};
+use crate::sample_run::{SampleOutcome, add_usage, run_sample, usage_json};
 use crate::scorer::Metric;
 use crate::task::Task;
 
@@ -315,10 +315,7 @@ impl Tally {
             }
         }
         for (model, u) in &outcome.usage {
-            let total = self.usage.entry(model.clone()).or_default();
-            total.input_tokens += u.input_tokens;
-            total.output_tokens += u.output_tokens;
-            total.total_tokens += u.total_tokens;
+            add_usage(self.usage.entry(model.clone()).or_default(), u);
         }
     }
 

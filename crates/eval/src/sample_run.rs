@@ -23,7 +23,8 @@ pub(crate) struct SampleOutcome {
     pub(crate) failed: bool,
 }
 
-fn add_usage(total: &mut ModelUsage, u: &ModelUsage) {
+/// Adds `u` to `total`, every field (optional ones summed when either side has them).
+pub(crate) fn add_usage(total: &mut ModelUsage, u: &ModelUsage) {
     total.input_tokens += u.input_tokens;
     total.output_tokens += u.output_tokens;
     total.total_tokens += u.total_tokens;
