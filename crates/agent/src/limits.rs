@@ -252,6 +252,13 @@ impl Scope {
         }
     }
 
+    /// Takes back waiting added in advance that did not happen.
+    pub(crate) fn remove_waiting(&self, unused: Duration) {
+        if let Ok(mut u) = self.usage.lock() {
+            u.waiting = u.waiting.saturating_sub(unused);
+        }
+    }
+
     /// The first token, turn or cost limit of this scope that its usage is over.
     pub(crate) fn usage_exceeded(&self) -> Option<LimitExceeded> {
         let (tokens, turns, cost) = self

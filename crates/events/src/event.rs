@@ -57,8 +57,53 @@ pub struct ModelEvent {
     pub started_at: f64,
     /// When it ended (Unix seconds).
     pub completed_at: f64,
-    /// Seconds it took.
+    /// Seconds it took, less the time the provider spent waiting between retries.
     pub working_time: f64,
+    /// How many times the provider retried the request (each also a [`ModelRetryEvent`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A provider is about to retry a failed request: emitted while the generation runs, before
+/// the wait, so a long rate-limit wait is visible as it happens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ModelRetryEvent {
+    /// The model's name.
+    pub model: String,
+    /// Which retry this is (1 for the first).
+    pub retry: u32,
+    /// Seconds the provider waits before sending again (not working time).
+    pub wait: f64,
+    /// Why the attempt failed.
+    pub error: String,
+    /// The failed attempt's HTTP status, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+impl ModelRetryEvent {
+    /// The event for `report`, a retry of `model`'s request.
+    pub fn new(model: impl Into<String>, retry: u32, wait: f64, error: impl Into<String>) -> Self {
+        ModelRetryEvent {
+            model: model.into(),
+            retry,
+            wait,
+            error: error.into(),
+            status: None,
+        }
+    }
+
+    /// The failed attempt's HTTP status.
+    #[must_use]
+    pub fn with_status(mut self, status: Option<u16>) -> Self {
+        self.status = status;
+        self
+    }
 }
 
 /// The start of a span (an agent run, a handoff, a compaction).
@@ -134,6 +179,8 @@ pub enum Event {
     Tool(ToolEvent),
     /// A model generation.
     Model(Box<ModelEvent>),
+    /// A provider retrying a generation's request.
+    ModelRetry(ModelRetryEvent),
     /// A span began.
     SpanBegin(SpanBeginEvent),
     /// A span ended.

@@ -4,9 +4,10 @@
 //! that later layers (evaluations, logs) can add their own events without editing either:
 //!
 //! - [`Event`] and its kinds ([`ToolEvent`], pending when a call starts and completed when it
-//!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`], [`SpanBeginEvent`],
-//!   [`SpanEndEvent`], [`InfoEvent`], [`CompactionEvent`], [`LimitEvent`]), delivered to an
-//!   [`EventSink`] ([`EventLog`] keeps them in memory);
+//!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`] and
+//!   [`ModelRetryEvent`], [`SpanBeginEvent`], [`SpanEndEvent`], [`InfoEvent`],
+//!   [`CompactionEvent`], [`LimitEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
+//!   them in memory);
 //! - [`SharedMessages`], a model event's input: the messages of one conversation shared between
 //!   its events, so that recording a generation costs what was added since the last one;
 //! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
@@ -16,7 +17,7 @@
 mod event;
 pub use event::{
     ApprovalDecision, CompactionEvent, Event, EventLog, EventSink, InfoEvent, LimitEvent,
-    ModelEvent, SpanBeginEvent, SpanEndEvent, unix_seconds,
+    ModelEvent, ModelRetryEvent, SpanBeginEvent, SpanEndEvent, unix_seconds,
 };
 
 mod tool_event;

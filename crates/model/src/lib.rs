@@ -8,7 +8,9 @@
 //!   `actuator_dialect::parse_tool_call`;
 //! - [`ModelOutput`], [`StopReason`], [`ModelUsage`], [`GenerateConfig`];
 //! - the object-safe [`Model`] trait, [`resolve_tool_choice`], and the test models
-//!   [`ScriptedModel`] and [`FunctionModel`], the embedded default of the examples.
+//!   [`ScriptedModel`] and [`FunctionModel`], the embedded default of the examples;
+//! - [`observe_generation`]: what a generation reports while it runs (a provider's retries and
+//!   the time it waits between them).
 
 mod message;
 pub use message::{
@@ -24,6 +26,9 @@ pub use output::{ChatCompletionChoice, ModelOutput, ModelUsage, StopReason};
 
 mod config;
 pub use config::GenerateConfig;
+
+mod observe;
+pub use observe::{GenerateObserver, RetryReport, observe_generation, wait_for_retry};
 
 mod model;
 pub use model::{

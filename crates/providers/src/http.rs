@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use actuator_model::RetryReport;
+
 use crate::error::{ProviderError, snippet};
 use crate::retry::{RetryPolicy, retry_after};
 
@@ -214,7 +216,11 @@ impl Transport {
                 error = %as_error,
                 "retrying the request"
             );
-            tokio::time::sleep(wait).await;
+            let mut report = RetryReport::new(n, wait, as_error.to_string());
+            if let Failure::Status(s) = &error {
+                report = report.with_status(s.status);
+            }
+            actuator_model::wait_for_retry(report).await;
             n += 1;
         }
     }

@@ -7,8 +7,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actuator_model::StopReason;
+use actuator_agent::{RunContext, working_limit};
+use actuator_events::{Event, EventLog};
+use actuator_model::{ChatMessage, GenerateConfig, StopReason};
 use actuator_providers::{ModelOptions, ProviderError};
+use actuator_tool_core::ToolChoice;
 use common::openai::{ask, fast_retries, model_at, provider_error, stub};
 use common::{chat_completion, openai_ok, openai_requests};
 use serde_json::json;
@@ -334,5 +337,78 @@ async fn each_retry_is_logged() {
     assert!(
         retries[0].contains("HTTP 500") && retries[0].contains("boom"),
         "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_is_a_run_event_and_its_wait_is_not_working_time() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after-ms", "300")
+                .set_body_json(json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}})),
+        )
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(openai_ok(chat_completion(
+            json!({"role": "assistant", "content": "ok"}),
+            "stop",
+        )))
+        .mount(&server)
+        .await;
+    let model = model_at(&server.uri(), ModelOptions::new().retry(fast_retries(3)));
+    let log = EventLog::new();
+    // 300 ms of waiting inside a 200 ms working limit: only the work counts.
+    let cx =
+        RunContext::with_events(log.clone()).scoped(&[working_limit(Duration::from_millis(200))]);
+    let out = cx
+        .generate(
+            &*model,
+            &[ChatMessage::user("hi")],
+            &[],
+            &ToolChoice::Auto,
+            &GenerateConfig::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.completion(), "ok");
+    let events = log.events();
+    let retries: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ModelRetry(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries.len(), 1, "{events:?}");
+    assert_eq!(retries[0].retry, 1);
+    assert_eq!(retries[0].status, Some(429));
+    assert!((retries[0].wait - 0.3).abs() < 1e-9, "{}", retries[0].wait);
+    assert!(
+        retries[0].error.contains("Rate limit reached"),
+        "{}",
+        retries[0].error
+    );
+    let model_event = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Model(m) => Some(m),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(model_event.retries, 1);
+    assert!(model_event.completed_at - model_event.started_at >= 0.3);
+    assert!(
+        model_event.working_time < 0.2,
+        "{}",
+        model_event.working_time
+    );
+    let usage = cx.usage();
+    assert!(
+        usage.time - usage.working_time >= Duration::from_millis(290),
+        "{usage:?}"
     );
 }

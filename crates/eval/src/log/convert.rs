@@ -177,6 +177,24 @@ pub(crate) fn event_json(at: f64, event: &Event, sample_start: f64) -> Vec<Value
             }
             e.insert("completed".into(), iso(m.completed_at).into());
             e.insert("working_time".into(), json!(m.working_time));
+            if m.retries > 0 {
+                e.insert("retries".into(), json!(m.retries));
+            }
+            vec![Value::Object(e)]
+        }
+        // The reference logs a retry rather than recording it: a note in the reference's
+        // log-line shape keeps it visible in the viewer.
+        Event::ModelRetry(r) => {
+            let mut e = base("info", at, sample_start);
+            e.insert("source".into(), "model_retry".into());
+            e.insert(
+                "data".into(),
+                format!(
+                    "-> {} retry {} (retrying in {} seconds) {}",
+                    r.model, r.retry, r.wait, r.error
+                )
+                .into(),
+            );
             vec![Value::Object(e)]
         }
         Event::SpanBegin(s) => {
@@ -234,4 +252,50 @@ pub(crate) fn limit_event(
     e.insert("message".into(), message.into());
     e.insert("limit".into(), json!(limit));
     Value::Object(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actuator_events::{ModelEvent, ModelRetryEvent, SharedMessages};
+    use actuator_model::{GenerateConfig, ModelOutput};
+    use actuator_tool_core::ToolChoice;
+
+    #[test]
+    fn a_retry_is_a_note_and_the_model_event_counts_retries() {
+        let retry = Event::ModelRetry(
+            ModelRetryEvent::new("openai/gpt", 2, 1.5, "HTTP 429: slow down")
+                .with_status(Some(429)),
+        );
+        let [note] = event_json(100.0, &retry, 99.0)
+            .try_into()
+            .unwrap_or_else(|_| panic!());
+        assert_eq!(note["event"], "info");
+        assert_eq!(note["source"], "model_retry");
+        assert_eq!(
+            note["data"],
+            "-> openai/gpt retry 2 (retrying in 1.5 seconds) HTTP 429: slow down"
+        );
+        let model = |retries| {
+            Event::Model(Box::new(ModelEvent {
+                model: "openai/gpt".into(),
+                input: SharedMessages::from(&[][..]),
+                tools: vec![],
+                tool_choice: ToolChoice::Auto,
+                config: GenerateConfig::default(),
+                output: Some(ModelOutput::from_content("openai/gpt", "hi")),
+                error: None,
+                started_at: 99.0,
+                completed_at: 100.0,
+                working_time: 0.2,
+                retries,
+            }))
+        };
+        assert_eq!(event_json(100.0, &model(2), 99.0)[0]["retries"], 2);
+        assert!(
+            event_json(100.0, &model(0), 99.0)[0]
+                .get("retries")
+                .is_none()
+        );
+    }
 }

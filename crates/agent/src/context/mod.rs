@@ -2,25 +2,22 @@
 //! model is called ([`RunContext::generate`]) and tools are executed
 //! ([`RunContext::execute_tools`]) with the run's limits, events and spans.
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use actuator_events::{
-    Event, EventSink, ModelEvent, SharedMessages, SpanBeginEvent, SpanEndEvent, unix_seconds,
-};
+use actuator_events::{Event, EventSink, SpanBeginEvent, SpanEndEvent};
 use actuator_exec::{ExecuteOptions, ExecuteToolsResult};
-use actuator_model::{
-    ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, ModelUsage, new_id,
-};
-use actuator_tool_core::{Extensions, ToolChoice, ToolContext, ToolDef, ToolInfo, format_limit};
+use actuator_model::{ChatMessage, ModelUsage, new_id};
+use actuator_tool_core::{Extensions, ToolContext, ToolDef, format_limit};
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::agent::AgentError;
 use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage, Scope};
 use crate::source::ToolSet;
+
+mod generation;
 
 #[derive(Clone)]
 struct Inner {
@@ -353,6 +350,16 @@ impl RunContext {
         }
     }
 
+    /// Takes back waiting recorded in advance that did not happen (a retry's wait cut short).
+    fn unrecord_waiting(&self, unused: Duration) {
+        if unused.is_zero() {
+            return;
+        }
+        for scope in &self.inner.scopes {
+            scope.remove_waiting(unused);
+        }
+    }
+
     /// The earliest time or working deadline of any scope, outermost first on ties.
     fn deadline(&self) -> Option<(Instant, usize, LimitKind)> {
         let mut best: Option<(Instant, usize, LimitKind)> = None;
@@ -378,133 +385,28 @@ impl RunContext {
 
     /// Runs `fut` until it finishes or a time/working limit passes, whichever is first; on the
     /// limit, `fut` is dropped (cancelled).
+    ///
+    /// A working limit's deadline moves by the waiting recorded while `fut` runs (a
+    /// provider's retry waits): when the first deadline passes it is read again, and `fut`
+    /// goes on until the deadline no longer moves.
     pub async fn guard<F: Future>(&self, fut: F) -> Result<F::Output, LimitExceeded> {
         self.check_time()?;
-        match self.deadline() {
-            None => Ok(fut.await),
-            Some((at, i, kind)) => match tokio::time::timeout_at(at, fut).await {
-                Ok(out) => Ok(out),
-                Err(_) => Err(self.report(self.inner.scopes[i].time_exceeded(kind))),
-            },
-        }
-    }
-
-    /// Generates with `model`: the one way every agent calls a model. It applies the tool
-    /// choice (§1.4), runs the generation inside a `model` tracing span under the run's time
-    /// limits and the config's `timeout`, emits a [`ModelEvent`], and records the usage in
-    /// every scope, failing when a token, turn or cost limit is then exceeded. Every
-    /// generation counts: retries and compaction summaries too, as in the reference.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use actuator_agent::{RunContext, run, turn_limit};
-    /// use actuator_model::{GenerateConfig, ModelOutput, ScriptedModel};
-    /// use actuator_tool_core::ToolChoice;
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-    /// let model = ScriptedModel::new([ModelOutput::from_content("m", "one"), ModelOutput::from_content("m", "two")]);
-    /// let cx = RunContext::new().scoped(&[turn_limit(1)]);
-    /// let input = [actuator_model::ChatMessage::user("hi")];
-    /// let config = GenerateConfig::default();
-    /// let first = cx.generate(&model, &input, &[], &ToolChoice::Auto, &config).await.unwrap();
-    /// assert_eq!(first.completion(), "one");
-    /// let second = cx.generate(&model, &input, &[], &ToolChoice::Auto, &config).await;
-    /// assert!(second.unwrap_err().limit().is_some()); // the second turn is over the limit
-    /// # });
-    /// ```
-    pub async fn generate(
-        &self,
-        model: &dyn Model,
-        input: &[ChatMessage],
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
-    ) -> Result<ModelOutput, AgentError> {
-        self.generate_recorded(model, input, None, tools, tool_choice, config)
-            .await
-    }
-
-    /// [`RunContext::generate`] for a conversation that grows between generations, as an
-    /// agent's loop does: `recorded` is what this conversation's earlier [`ModelEvent`]s
-    /// recorded, and this generation's event shares it, copying only the messages added since
-    /// ([`SharedMessages::continued_by`]). Recording a turn then costs O(1) in the length of
-    /// the conversation instead of a copy of it. `input` must grow by appending: when it does
-    /// not continue `recorded`, the whole input is copied; a message edited in place (same
-    /// id) would not be seen, so give such a conversation a fresh `SharedMessages`. Without
-    /// an event sink nothing is recorded and `recorded` is left as it is.
-    pub async fn generate_shared(
-        &self,
-        model: &dyn Model,
-        input: &[ChatMessage],
-        recorded: &mut SharedMessages,
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
-    ) -> Result<ModelOutput, AgentError> {
-        self.generate_recorded(model, input, Some(recorded), tools, tool_choice, config)
-            .await
-    }
-
-    async fn generate_recorded(
-        &self,
-        model: &dyn Model,
-        input: &[ChatMessage],
-        recorded: Option<&mut SharedMessages>,
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
-    ) -> Result<ModelOutput, AgentError> {
-        self.check_violation().map_err(AgentError::new)?;
-        let span = tracing::info_span!("model", model = %model.name());
-        async {
-            // Auto and Any offer every tool: skip the copy resolve_tool_choice would make.
-            let (offered, choice) = match tool_choice {
-                ToolChoice::Auto | ToolChoice::Any if !tools.is_empty() => {
-                    (Cow::Borrowed(tools), Cow::Borrowed(tool_choice))
-                }
-                _ => {
-                    let (offered, choice) = actuator_model::resolve_tool_choice(tools, tool_choice);
-                    (Cow::Owned(offered), Cow::Owned(choice))
-                }
-            };
-            let started = SystemTime::now();
-            let clock = std::time::Instant::now();
-            let generation = model.generate(input, &offered, &choice, config);
-            let result = match config.timeout {
-                None => self.guard(generation).await,
-                Some(after) => self
-                    .guard(tokio::time::timeout(after, generation))
-                    .await
-                    .map(|r| r.unwrap_or(Err(ModelError::Timeout { after }))),
+        let Some((mut at, _, _)) = self.deadline() else {
+            return Ok(fut.await);
+        };
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if let Ok(out) = tokio::time::timeout_at(at, fut.as_mut()).await {
+                return Ok(out);
             }
-            .map_err(AgentError::new)?;
-            if let Some(sink) = self.events() {
-                sink.emit(Event::Model(Box::new(ModelEvent {
-                    model: model.name().to_owned(),
-                    input: match recorded {
-                        Some(r) => {
-                            *r = r.continued_by(input);
-                            r.clone()
-                        }
-                        None => SharedMessages::from(input),
-                    },
-                    tools: offered.to_vec(),
-                    tool_choice: choice.into_owned(),
-                    config: config.clone(),
-                    output: result.as_ref().ok().cloned(),
-                    error: result.as_ref().err().map(ToString::to_string),
-                    started_at: unix_seconds(started),
-                    completed_at: unix_seconds(SystemTime::now()),
-                    working_time: clock.elapsed().as_secs_f64(),
-                })));
+            match self.deadline() {
+                Some((next, _, _)) if next > Instant::now() => at = next,
+                Some((_, i, kind)) => {
+                    return Err(self.report(self.inner.scopes[i].time_exceeded(kind)));
+                }
+                None => return Ok(fut.await),
             }
-            let output = result.map_err(AgentError::new)?;
-            self.record_generation(output.usage.as_ref())
-                .map_err(AgentError::new)?;
-            Ok(output)
         }
-        .instrument(span)
-        .await
     }
 
     /// The executor options of this run: its event sink, and extensions holding this context
