@@ -31,6 +31,7 @@ pub const DEFAULT_ROOTS: &[&str] = &[
     "FunctionTool",
     "FunctionToolCall",
     "FunctionToolCallOutput",
+    "ResponseStreamEvent",
 ];
 
 const HELP: &str = "usage: cargo xtask specs --from PATH [options]

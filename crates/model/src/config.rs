@@ -29,6 +29,10 @@ pub struct GenerateConfig {
     /// Reasoning effort, for models that reason (`low`, `medium`, `high`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<String>,
+    /// The most tokens a model may spend reasoning: Anthropic's extended-thinking budget
+    /// (`thinking.budget_tokens`, at least 1024), as the reference's `reasoning_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u32>,
     /// How long one generation may take (serialized as seconds).
     #[serde(
         default,
@@ -84,6 +88,19 @@ impl GenerateConfig {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets `reasoning_tokens`, the thinking budget.
+    ///
+    /// ```
+    /// use actuator_model::GenerateConfig;
+    /// let config = GenerateConfig::default().reasoning_tokens(2048);
+    /// assert_eq!(config.reasoning_tokens, Some(2048));
+    /// ```
+    #[must_use]
+    pub fn reasoning_tokens(mut self, n: u32) -> Self {
+        self.reasoning_tokens = Some(n);
         self
     }
 

@@ -81,6 +81,22 @@ pub fn parse_everything(bytes: &[u8]) {
             assert_eq!(out.choices.len(), 1);
         }
     }
+    #[cfg(feature = "openai")]
+    {
+        let mut sink = crate::openai::responses_stream::ResponsesStream::new("fuzz");
+        for (event, data) in &events {
+            match sink.event(event, data) {
+                Ok(true) => break,
+                Ok(false) => {}
+                Err(_) => break,
+            }
+        }
+        if sink.complete()
+            && let Ok(out) = sink.finish("fuzz", &tools, &strict)
+        {
+            assert_eq!(out.choices.len(), 1);
+        }
+    }
     #[cfg(feature = "anthropic")]
     {
         let mut sink = crate::anthropic::stream::MessageStream::new("fuzz");
@@ -110,6 +126,8 @@ mod tests {
         parse_everything(br#"{"status": "incomplete", "output": [{"type": "reasoning", "summary": [7]}, {"type": "function_call", "name": "add", "arguments": "{"}]}"#);
         parse_everything(br#"{"content": [{"type": "tool_use", "id": "t", "name": "add", "input": 5}], "stop_reason": "tool_use"}"#);
         parse_everything(b"data: {\"choices\": [{\"index\": 0, \"delta\": {\"tool_calls\": [{\"index\": 3, \"function\": {\"arguments\": \"{\"}}]}, \"finish_reason\": \"length\"}]}\n\ndata: [DONE]\n\n");
+        parse_everything(b"data: {\"type\": \"response.output_item.done\", \"item\": {\"type\": \"function_call\", \"name\": \"add\", \"arguments\": \"{\"}}\n\ndata: {\"type\": \"response.completed\", \"response\": {\"output\": []}}\n\n");
+        parse_everything(b"data: {\"type\": \"response.completed\", \"response\": 3}\n\n");
         parse_everything(b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 9, \"delta\": {\"type\": \"text_delta\", \"text\": \"x\"}}\n\n");
         parse_everything(b"event: message_start\ndata: {\"type\": \"message_start\", \"message\": {}}\n\nevent: content_block_start\ndata: {\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"tool_use\", \"id\": \"a\", \"name\": \"add\", \"input\": {}}}\n\nevent: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {\"type\": \"input_json_delta\", \"partial_json\": \"[1,\"}}\n\nevent: message_stop\ndata: {\"type\": \"message_stop\"}\n\n");
     }

@@ -203,6 +203,7 @@ pub(crate) fn merged(defaults: &GenerateConfig, call: &GenerateConfig) -> Genera
         seed,
         parallel_tool_calls,
         reasoning_effort,
+        reasoning_tokens,
         timeout
     );
     out

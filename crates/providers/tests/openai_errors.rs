@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actuator_agent::{RunContext, working_limit};
@@ -13,7 +12,7 @@ use actuator_model::{ChatMessage, GenerateConfig, StopReason};
 use actuator_providers::{ModelOptions, ProviderError};
 use actuator_tool_core::ToolChoice;
 use common::openai::{ask, fast_retries, model_at, provider_error, stub};
-use common::{chat_completion, openai_ok, openai_requests};
+use common::{Captured, chat_completion, openai_ok, openai_requests};
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -284,35 +283,10 @@ async fn a_server_slower_than_the_timeout_times_out_each_attempt() {
     assert_eq!(server.received_requests().await.unwrap().len(), 2);
 }
 
-/// A `tracing` writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn each_retry_is_logged() {
     let logs = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let _guard = logs.install(tracing::Level::INFO);
     let server = stub(
         ResponseTemplate::new(500)
             .set_body_json(json!({"error": {"message": "boom", "type": "server_error"}})),
@@ -324,7 +298,7 @@ async fn each_retry_is_logged() {
     ))
     .await
     .unwrap_err();
-    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let text = logs.text();
     let retries: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("retrying the request"))

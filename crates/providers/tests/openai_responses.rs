@@ -9,23 +9,11 @@ use std::sync::Arc;
 use actuator_model::{ChatMessage, GenerateConfig, MessageContent, Model, StopReason};
 use actuator_providers::ModelOptions;
 use actuator_tool_core::{Content, ToolChoice};
+use common::responses::{reasoning_and_calls, response};
 use common::{spec, tools};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-fn response(output: Value, status: &str, incomplete: Value) -> Value {
-    json!({
-        "id": "resp_1", "object": "response", "created_at": 1_700_000_000, "status": status,
-        "error": null, "incomplete_details": incomplete, "instructions": null, "model": "o4-mini",
-        "tools": [], "output": output, "parallel_tool_calls": true, "metadata": {},
-        "tool_choice": "auto", "temperature": 1.0, "top_p": 1.0,
-        "usage": {
-            "input_tokens": 50, "input_tokens_details": {"cached_tokens": 20, "cache_write_tokens": 5},
-            "output_tokens": 30, "output_tokens_details": {"reasoning_tokens": 12}, "total_tokens": 80
-        },
-    })
-}
 
 fn ok(body: Value) -> ResponseTemplate {
     spec::assert_valid(&spec::openai().response, &body, "Response");
@@ -57,16 +45,6 @@ async fn requests(server: &MockServer) -> Vec<Value> {
         spec::assert_valid(&spec::openai().create_response, body, "CreateResponse");
     }
     bodies
-}
-
-fn reasoning_and_calls() -> Value {
-    json!([
-        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Two sums."}], "encrypted_content": "gAAAAenc"},
-        {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-         "content": [{"type": "output_text", "text": "Adding.", "annotations": [], "logprobs": []}]},
-        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add", "arguments": "{\"x\": 3, \"y\": 4}", "status": "completed"},
-        {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "read", "arguments": "{\"path\": \"a\", \"limit\": null}", "status": "completed"},
-    ])
 }
 
 #[tokio::test]

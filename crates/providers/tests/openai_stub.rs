@@ -376,3 +376,45 @@ async fn images_and_documents_in_user_messages() {
         ])
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn what_the_dialect_changed_is_logged_per_tool() {
+    let logs = common::Captured::default();
+    let _guard = logs.install(tracing::Level::DEBUG);
+    let server = stub(openai_ok(chat_completion(
+        json!({"role": "assistant", "content": "ok", "refusal": null}),
+        "stop",
+    )))
+    .await;
+    let model = model_at(
+        &server.uri(),
+        ModelOptions::new().retry(RetryPolicy::none()),
+    );
+    generate(
+        &*model,
+        &[ChatMessage::user("Hi")],
+        &[tools::add(), tools::read(), tools::tag()],
+        &ToolChoice::Auto,
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    let text = logs.text();
+    let reports: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("OpenAI dialect changed the tool's schema"))
+        .collect();
+    // `add` goes out strict unchanged: nothing to report. `read`'s optional `limit` becomes
+    // nullable; `tag`'s map cannot be strict and goes out non-strict.
+    assert_eq!(reports.len(), 2, "{text}");
+    assert!(
+        reports[0].contains("tool=read")
+            && reports[0].contains("strict=true")
+            && reports[0].contains("limit"),
+        "{text}"
+    );
+    assert!(
+        reports[1].contains("tool=tag") && reports[1].contains("strict=false"),
+        "{text}"
+    );
+}

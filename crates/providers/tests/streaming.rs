@@ -447,3 +447,31 @@ async fn an_anthropic_stream_without_message_stop_is_incomplete() {
         "{err:?}"
     );
 }
+
+#[tokio::test]
+async fn streamed_reasoning_deltas_are_kept_with_their_field() {
+    let server = MockServer::start().await;
+    let chunks = [
+        chunk(json!({"role": "assistant", "content": ""}), None),
+        chunk(json!({"reasoning_content": "3 + 4 "}), None),
+        chunk(json!({"reasoning_content": "is 7."}), None),
+        chunk(json!({"content": "7"}), None),
+        chunk(json!({}), Some("stop")),
+    ];
+    mount(&server, openai_sse(&chunks, true), None).await;
+    let out = ask(
+        &*openai_model(&server.uri(), retries(1)),
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    let MessageContent::Parts(parts) = &out.choices[0].message.content else {
+        panic!("no parts: {:?}", out.choices[0].message.content);
+    };
+    assert!(matches!(
+        &parts[0],
+        Content::Reasoning { reasoning, internal: Some(Value::String(field)), .. }
+            if reasoning == "3 + 4 is 7." && field == "reasoning_content"
+    ));
+    assert_eq!(out.completion(), "7");
+}

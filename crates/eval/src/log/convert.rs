@@ -71,7 +71,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 
 /// Generation settings the reference's `GenerateConfig` reads with the same types.
 fn generate_config(config: &Value) -> Value {
-    const SHARED: [&str; 8] = [
+    const SHARED: [&str; 10] = [
         "max_tokens",
         "temperature",
         "top_p",
@@ -80,6 +80,8 @@ fn generate_config(config: &Value) -> Value {
         "stop_seqs",
         "parallel_tool_calls",
         "max_retries",
+        "reasoning_effort",
+        "reasoning_tokens",
     ];
     let mut out = Map::new();
     if let Value::Object(m) = config {

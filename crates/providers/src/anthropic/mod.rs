@@ -20,7 +20,7 @@ use crate::registry::Resolved;
 
 /// Above this `max_tokens` answers are streamed unless [`ModelOptions::stream`] says otherwise:
 /// Anthropic refuses long non-streamed requests.
-const STREAM_ABOVE_MAX_TOKENS: u32 = 16_000;
+const STREAM_ABOVE_MAX_TOKENS: u64 = 16_000;
 
 /// The API version sent as `anthropic-version`.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -108,11 +108,15 @@ impl AnthropicMessages {
         )
         .map_err(invalid)?;
         let config = merged(&self.config, config);
+        request::thinking_budget(&config).map_err(|message| ProviderError::InvalidConfig {
+            provider: self.transport.provider.clone(),
+            message,
+        })?;
         let mut body =
             request::build(&self.model, input, tools, tool_choice, &config).map_err(invalid)?;
         let started = Instant::now();
         let path = "/v1/messages";
-        let max_tokens = config.max_tokens.unwrap_or(request::DEFAULT_MAX_TOKENS);
+        let max_tokens = body["max_tokens"].as_u64().unwrap_or(0);
         let result = if self.stream.unwrap_or(max_tokens > STREAM_ABOVE_MAX_TOKENS) {
             body["stream"] = serde_json::json!(true);
             self.transport

@@ -19,10 +19,18 @@ pub(crate) fn build(
 ) -> Result<Value, String> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
-    body.insert(
-        "max_tokens".into(),
-        json!(config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
-    );
+    let thinking = thinking_budget(config)?;
+    // The budget comes out of max_tokens: the default makes room for it.
+    let max_tokens = config
+        .max_tokens
+        .unwrap_or(DEFAULT_MAX_TOKENS + thinking.unwrap_or(0));
+    body.insert("max_tokens".into(), json!(max_tokens));
+    if let Some(budget) = thinking {
+        body.insert(
+            "thinking".into(),
+            json!({"type": "enabled", "budget_tokens": budget}),
+        );
+    }
     let system: Vec<String> = input
         .iter()
         .filter_map(|m| match m {
@@ -48,6 +56,15 @@ pub(crate) fn build(
             .collect();
         body.insert("tools".into(), Value::Array(rendered));
         let mut choice = match tool_choice {
+            // Extended thinking rejects a forced tool choice: the model is offered the tools
+            // and chooses (as the reference does).
+            ToolChoice::Any | ToolChoice::Function { .. } if thinking.is_some() => {
+                tracing::warn!(
+                    ?tool_choice,
+                    "Anthropic's extended thinking cannot force a tool: sending tool_choice auto"
+                );
+                json!({"type": "auto"})
+            }
             ToolChoice::Any => json!({"type": "any"}),
             ToolChoice::Function { name } => json!({"type": "tool", "name": name}),
             ToolChoice::Auto | ToolChoice::None => json!({"type": "auto"}),
@@ -69,6 +86,29 @@ pub(crate) fn build(
     }
     Ok(Value::Object(body))
 }
+
+/// The extended-thinking budget of `config`, checked against the API's rules.
+pub(crate) fn thinking_budget(config: &GenerateConfig) -> Result<Option<u32>, String> {
+    let Some(budget) = config.reasoning_tokens else {
+        return Ok(None);
+    };
+    if budget < MIN_THINKING_BUDGET {
+        return Err(format!(
+            "reasoning_tokens is {budget}, but Anthropic's extended thinking needs a budget of at least {MIN_THINKING_BUDGET} tokens: raise GenerateConfig::reasoning_tokens or leave it unset"
+        ));
+    }
+    if let Some(max) = config.max_tokens
+        && max <= budget
+    {
+        return Err(format!(
+            "max_tokens ({max}) must be greater than reasoning_tokens ({budget}): the thinking budget is part of max_tokens, so raise max_tokens or leave it unset (the default makes room for the budget)"
+        ));
+    }
+    Ok(Some(budget))
+}
+
+/// The smallest `budget_tokens` the Messages API takes.
+const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// The turns: consecutive messages of one role merged (the API wants them alternating), tool
 /// results as `tool_result` blocks of a user turn, before any other content of that turn.

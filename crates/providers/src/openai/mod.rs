@@ -3,6 +3,7 @@
 mod request;
 pub(crate) mod response;
 pub(crate) mod responses;
+pub(crate) mod responses_stream;
 pub(crate) mod stream;
 
 use std::sync::Arc;
@@ -33,10 +34,11 @@ use crate::registry::{Kind, Resolved};
 ///   `GenerateConfig::parallel_tool_calls` to `parallel_tool_calls`.
 /// - OpenAI's reasoning models (`o1`, `o3`, `o4-mini`, `gpt-5…`, `…codex…`) use the
 ///   Responses API (`POST {base_url}/responses`, nothing stored, reasoning items replayed with
-///   their encrypted content); [`ModelOptions::responses_api`] chooses for any model. The
-///   Responses API is not streamed.
+///   their encrypted content); [`ModelOptions::responses_api`] chooses for any model.
 /// - With [`ModelOptions::stream`] the answer is streamed (server-sent events) and aggregated
-///   into the same output; usage is asked for with `stream_options.include_usage`.
+///   into the same output: for Chat Completions, usage is asked for with
+///   `stream_options.include_usage`; for the Responses API, the output is the response the
+///   stream's last event carries.
 /// - Stop reasons: `length` → `max_tokens`, `content_filter` and refusals → `content_filter`,
 ///   `tool_calls` → `tool_calls`; a context-window error (HTTP 400) is an output with stop
 ///   reason `model_length`, so react's overflow handling runs.
@@ -188,15 +190,28 @@ impl OpenAiChat {
         })?;
         let started = Instant::now();
         let path = "/responses";
-        match self.transport.post_json(path, &body).await {
-            Ok(bytes) => {
-                let mut out =
-                    responses::output(&bytes, &self.model, tools, &strict).map_err(|message| {
-                        ProviderError::MalformedResponse {
-                            provider: self.transport.provider.clone(),
-                            message,
-                        }
-                    })?;
+        let malformed = |message| ProviderError::MalformedResponse {
+            provider: self.transport.provider.clone(),
+            message,
+        };
+        let result = if self.stream {
+            let mut body = body;
+            body["stream"] = serde_json::json!(true);
+            self.transport
+                .post_sse(path, &body, || {
+                    responses_stream::ResponsesStream::new(&self.transport.provider)
+                })
+                .await
+                .map(|s| s.finish(&self.model, tools, &strict))
+        } else {
+            self.transport
+                .post_json(path, &body)
+                .await
+                .map(|bytes| responses::output(&bytes, &self.model, tools, &strict))
+        };
+        match result {
+            Ok(out) => {
+                let mut out = out.map_err(malformed)?;
                 out.time = Some(started.elapsed().as_secs_f64());
                 Ok(out)
             }

@@ -136,9 +136,11 @@ fn message(m: &ChatMessage) -> Result<Value, String> {
                     })
                 })
                 .collect();
+            let (think, fields) = reasoning_replay(&a.content);
             // Always a string, never `null`: OpenAI takes "" beside tool calls, and some
             // compatible servers (llama-cpp-python) reject `null`.
-            out.insert("content".into(), json!(text));
+            out.insert("content".into(), json!(format!("{think}{text}")));
+            out.extend(fields);
             if !calls.is_empty() {
                 out.insert("tool_calls".into(), Value::Array(calls));
             }
@@ -156,6 +158,40 @@ fn message(m: &ChatMessage) -> Result<Value, String> {
             })
         }
     })
+}
+
+/// The reasoning of an assistant message as the Chat Completions server that produced it
+/// sent it: the `reasoning_content` / `reasoning` fields it came in, or a `<think>` block
+/// before the text. Reasoning from other providers (Anthropic's signed thinking, OpenAI
+/// reasoning items) is theirs to replay and is left out, as is redacted reasoning.
+fn reasoning_replay(content: &MessageContent) -> (String, Map<String, Value>) {
+    let mut think = String::new();
+    let mut fields = Map::new();
+    let MessageContent::Parts(parts) = content else {
+        return (think, fields);
+    };
+    for part in parts {
+        let Content::Reasoning {
+            reasoning,
+            redacted: false,
+            internal: Some(Value::String(source)),
+            ..
+        } = part
+        else {
+            continue;
+        };
+        match source.as_str() {
+            "reasoning_content" | "reasoning" => {
+                let field = fields.entry(source.clone()).or_insert_with(|| json!(""));
+                if let Value::String(s) = field {
+                    s.push_str(reasoning);
+                }
+            }
+            "think" => think.push_str(&format!("<think>\n{reasoning}\n</think>\n")),
+            _ => {}
+        }
+    }
+    (think, fields)
 }
 
 fn user_content(content: &MessageContent) -> Result<Value, String> {

@@ -40,8 +40,55 @@ pub(crate) struct ResponseMessage {
     #[serde(default)]
     pub tool_calls: Option<Vec<ResponseToolCall>>,
     /// vLLM, DeepSeek and others put reasoning here.
-    #[serde(default, alias = "reasoning")]
+    #[serde(default)]
     pub reasoning_content: Option<String>,
+    /// … and OpenRouter, Ollama and newer vLLM here.
+    #[serde(default)]
+    pub reasoning: Option<String>,
+}
+
+/// Reasoning a Chat Completions server returned, and where: the message field it came in
+/// (`reasoning_content` or `reasoning`), or `think` for a `<think>` block leading the text.
+/// The source is kept in the reasoning's `internal` so that it goes back the same way.
+#[derive(Debug, Default)]
+pub(crate) struct ChatReasoning {
+    pub text: String,
+    pub source: &'static str,
+}
+
+impl ChatReasoning {
+    /// The reasoning of a message or a stream's deltas: `reasoning_content` first.
+    pub fn from_fields(
+        reasoning_content: Option<String>,
+        reasoning: Option<String>,
+    ) -> Option<Self> {
+        match (reasoning_content, reasoning) {
+            (Some(text), _) if !text.is_empty() => Some(ChatReasoning {
+                text,
+                source: "reasoning_content",
+            }),
+            (_, Some(text)) if !text.is_empty() => Some(ChatReasoning {
+                text,
+                source: "reasoning",
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Splits a `<think>…</think>` block that leads `text` (after white space) off it.
+fn split_think(text: &str) -> Option<(ChatReasoning, String)> {
+    let rest = text.trim_start().strip_prefix("<think>")?;
+    let end = rest.find("</think>")?;
+    let reasoning = rest[..end].trim();
+    let after = rest[end + "</think>".len()..].trim_start();
+    Some((
+        ChatReasoning {
+            text: reasoning.to_owned(),
+            source: "think",
+        },
+        after.to_owned(),
+    ))
 }
 
 #[derive(Debug, Deserialize)]
@@ -156,7 +203,7 @@ pub(crate) fn assemble(
     model: &str,
     text: String,
     refusal: Option<String>,
-    reasoning: Option<String>,
+    reasoning: Option<ChatReasoning>,
     calls: Vec<ToolCall>,
     finish: Option<&str>,
 ) -> ChatCompletionChoice {
@@ -177,13 +224,20 @@ pub(crate) fn assemble(
     if !calls.is_empty() && stop == StopReason::Stop {
         stop = StopReason::ToolCalls;
     }
-    let content = match reasoning.filter(|r| !r.is_empty()) {
+    let (reasoning, text) = match reasoning {
+        Some(r) => (Some(r), text),
+        None => match split_think(&text) {
+            Some((r, rest)) => (Some(r), rest),
+            None => (None, text),
+        },
+    };
+    let content = match reasoning.filter(|r| !r.text.is_empty()) {
         Some(reasoning) => {
             let mut parts = vec![Content::Reasoning {
-                reasoning,
+                reasoning: reasoning.text,
                 signature: None,
                 redacted: false,
-                internal: None,
+                internal: Some(reasoning.source.into()),
             }];
             if !text.is_empty() {
                 parts.push(Content::text(text));
@@ -253,7 +307,7 @@ pub(crate) fn output(
                 &model,
                 m.content.unwrap_or_default(),
                 m.refusal,
-                m.reasoning_content,
+                ChatReasoning::from_fields(m.reasoning_content, m.reasoning),
                 calls,
                 choice.finish_reason.as_deref(),
             )

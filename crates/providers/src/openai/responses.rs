@@ -243,6 +243,29 @@ pub(crate) fn output(
             snippet()
         )
     })?;
+    from_response(response, model_name, tools, strict)
+}
+
+/// The output of a response object a stream's last event carried.
+pub(crate) fn output_value(
+    response: Value,
+    model_name: &str,
+    tools: &[Arc<ToolInfo>],
+    strict: &HashMap<String, bool>,
+) -> Result<ModelOutput, String> {
+    let snippet = crate::error::snippet(&response.to_string(), 500);
+    let response: Response = serde_json::from_value(response).map_err(|e| {
+        format!("the stream's response is not a Responses API response ({e}): {snippet}")
+    })?;
+    from_response(response, model_name, tools, strict)
+}
+
+fn from_response(
+    response: Response,
+    model_name: &str,
+    tools: &[Arc<ToolInfo>],
+    strict: &HashMap<String, bool>,
+) -> Result<ModelOutput, String> {
     if response.status.as_deref() == Some("failed") {
         let error = response.error.unwrap_or(Value::Null);
         return Err(format!(

@@ -8,7 +8,7 @@ use actuator_model::ModelOutput;
 use actuator_tool_core::ToolInfo;
 use serde::Deserialize;
 
-use super::response::{Usage, assemble, tool_call, usage};
+use super::response::{ChatReasoning, Usage, assemble, tool_call, usage};
 use crate::http::{Failure, SseSink, read_failure};
 
 #[derive(Debug, Deserialize)]
@@ -39,8 +39,10 @@ struct Delta {
     content: Option<String>,
     #[serde(default)]
     refusal: Option<String>,
-    #[serde(default, alias = "reasoning")]
+    #[serde(default)]
     reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<CallDelta>>,
 }
@@ -78,6 +80,7 @@ pub(crate) struct ChatStream {
     model: Option<String>,
     text: String,
     refusal: Option<String>,
+    reasoning_content: Option<String>,
     reasoning: Option<String>,
     calls: BTreeMap<usize, PartialCall>,
     finish: Option<String>,
@@ -118,6 +121,11 @@ impl SseSink for ChatStream {
                 self.refusal.get_or_insert_with(String::new).push_str(&r);
             }
             if let Some(r) = d.reasoning_content {
+                self.reasoning_content
+                    .get_or_insert_with(String::new)
+                    .push_str(&r);
+            }
+            if let Some(r) = d.reasoning {
                 self.reasoning.get_or_insert_with(String::new).push_str(&r);
             }
             for call in d.tool_calls.unwrap_or_default() {
@@ -182,7 +190,7 @@ impl ChatStream {
             &model,
             self.text,
             self.refusal,
-            self.reasoning,
+            ChatReasoning::from_fields(self.reasoning_content, self.reasoning),
             calls,
             self.finish.as_deref(),
         );

@@ -4,6 +4,7 @@
 
 pub mod forced;
 pub mod openai;
+pub mod responses;
 pub mod servers;
 pub mod spec;
 pub mod tools;
@@ -90,4 +91,43 @@ pub fn anthropic_message(content: Value, stop_reason: &str) -> Value {
         "stop_sequence": null,
         "usage": {"input_tokens": 10, "output_tokens": 5},
     })
+}
+
+/// A `tracing` writer into a shared buffer, to check what the providers log.
+#[derive(Clone, Default)]
+pub struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// Installs a subscriber writing here at `level` and above, for this thread until the
+    /// guard drops (use a current-thread runtime).
+    pub fn install(&self, level: tracing::Level) -> tracing::subscriber::DefaultGuard {
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(self.clone())
+            .with_max_level(level)
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::set_default(subscriber)
+    }
+
+    /// What was written.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
 }

@@ -14,6 +14,7 @@ pub struct OpenAi {
     pub chat_chunk: Validator,
     pub create_response: Validator,
     pub response: Validator,
+    pub response_event: Validator,
     /// Every property name `CreateChatCompletionRequest` declares (through its `allOf`).
     pub request_fields: Vec<String>,
 }
@@ -67,6 +68,7 @@ pub fn openai() -> &'static OpenAi {
             chat_chunk: compile("CreateChatCompletionStreamResponse"),
             create_response: compile("CreateResponse"),
             response: compile("Response"),
+            response_event: compile("ResponseStreamEvent"),
             request_fields,
         }
     })
