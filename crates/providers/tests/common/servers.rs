@@ -192,7 +192,8 @@ pub fn llama_server() -> Option<Server> {
 }
 
 /// Bridges LiteLLM and llama-cpp-python, not Actuator: LiteLLM turns an Anthropic assistant
-/// turn that holds only `tool_use` blocks into an OpenAI message without `content`, which
+/// turn that holds only `tool_use` blocks (and a Responses API `function_call` item) into an
+/// OpenAI message without `content`, which
 /// llama-cpp-python's chat template cannot render ("'dict object' has no attribute 'content'").
 /// The request Actuator sends is left alone (and is checked against Anthropic's schema in the
 /// stub tests); only the message LiteLLM forwards gets `"content": ""`. Loaded by LiteLLM from
@@ -200,24 +201,32 @@ pub fn llama_server() -> Option<Server> {
 const LITELLM_SHIM: &str = r#"
 from litellm.integrations.custom_logger import CustomLogger
 from litellm.llms.hosted_vllm.chat.transformation import HostedVLLMChatConfig
-
-_transform_messages = HostedVLLMChatConfig._transform_messages
-
-
-def _with_assistant_content(self, messages, model, is_async=False):
-    for message in messages:
-        if message.get("role") == "assistant" and message.get("content") is None:
-            message["content"] = ""
-    return _transform_messages(self, messages, model, is_async)
+from litellm.llms.lm_studio.chat.transformation import LMStudioChatConfig
 
 
-HostedVLLMChatConfig._transform_messages = _with_assistant_content
+def _with_assistant_content(config):
+    transform = config._transform_messages
+
+    def patched(self, messages, model, is_async=False):
+        for message in messages:
+            if message.get("role") == "assistant" and message.get("content") is None:
+                message["content"] = ""
+        return transform(self, messages, model, is_async)
+
+    config._transform_messages = patched
+
+
+_with_assistant_content(HostedVLLMChatConfig)
+_with_assistant_content(LMStudioChatConfig)
 
 proxy_handler_instance = CustomLogger()
 "#;
 
 pub const LITELLM_KEY: &str = "sk-actuator-test";
 pub const LITELLM_MODEL: &str = "smollm2";
+/// The same model behind a LiteLLM provider with no Responses API of its own, so that the
+/// proxy answers `POST /v1/responses` by translating to Chat Completions.
+pub const LITELLM_BRIDGED_MODEL: &str = "smollm2-bridged";
 
 /// LiteLLM's proxy in front of `llama` (a `hosted_vllm/` model at its `/v1`), answering
 /// Anthropic's `/v1/messages`; `None` when the venv is missing and `CI` is not set.
@@ -229,7 +238,8 @@ pub fn litellm_proxy(llama: &Server) -> Option<Server> {
     std::fs::write(
         &config,
         format!(
-            "model_list:\n  - model_name: {LITELLM_MODEL}\n    litellm_params:\n      model: hosted_vllm/{LITELLM_MODEL}\n      api_base: {}/v1\n      api_key: none\n      temperature: 0.0\nlitellm_settings:\n  telemetry: false\n  drop_params: true\n  callbacks: actuator_litellm_shim.proxy_handler_instance\nrouter_settings:\n  num_retries: 0\n",
+            "model_list:\n  - model_name: {LITELLM_MODEL}\n    litellm_params:\n      model: hosted_vllm/{LITELLM_MODEL}\n      api_base: {}/v1\n      api_key: none\n      temperature: 0.0\n  - model_name: {LITELLM_BRIDGED_MODEL}\n    litellm_params:\n      model: lm_studio/{LITELLM_MODEL}\n      api_base: {}/v1\n      api_key: none\n      temperature: 0.0\nlitellm_settings:\n  telemetry: false\n  drop_params: true\n  callbacks: actuator_litellm_shim.proxy_handler_instance\nrouter_settings:\n  num_retries: 0\n",
+            llama.url(),
             llama.url()
         ),
     )
