@@ -65,3 +65,23 @@ fn the_rmcp_default_handler_answers_as_the_kept_router() {
         assert_eq!(format!("{kept:?}"), format!("{default:?}"), "{arguments}");
     }
 }
+
+/// Why rmcp accepts `z`: the schema it advertises for `add`, derived by schemars from a plain
+/// struct, does not close the object, so dropping the key agrees with it.
+#[test]
+fn rmcp_advertises_an_open_object_for_add() {
+    let rt = runtime().expect("a current-thread runtime");
+    let harness = rt.block_on(async { mcp::Harness::start() });
+    let tool = harness.router.get("add").expect("add is routed");
+    assert!(
+        tool.input_schema.contains_key("properties"),
+        "{:?}",
+        tool.input_schema
+    );
+    assert_eq!(
+        tool.input_schema.get("additionalProperties"),
+        None,
+        "{:?}",
+        tool.input_schema
+    );
+}

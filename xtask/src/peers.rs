@@ -55,10 +55,15 @@ pub struct Behaviour {
 /// The target folder of the peers crate: `peers` under the workspace's (`CARGO_TARGET_DIR`
 /// when set), so `cargo clean` removes it and the root build's artifacts stay untouched.
 fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("peers")
+    let target = match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        // Relative to where cargo was started, not to `peers/` where the build runs.
+        Some(dir) if dir.is_relative() => std::env::current_dir()
+            .map(|cwd| cwd.join(&dir))
+            .unwrap_or(dir),
+        Some(dir) => dir,
+        None => root.join("target"),
+    };
+    target.join("peers")
 }
 
 /// Builds and runs the peers bench; records its medians and returns the behaviour lines.
