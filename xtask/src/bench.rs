@@ -31,7 +31,12 @@ options:
   --python BIN          the interpreter that makes the virtualenv (default: python3)
   --python-results FILE use an existing results/latest.json instead of running Python
   --fresh-venv          recreate the virtualenv even if it matches the lock file
-  --peer                also run the openai-agents peer (not in the table)
+  --peer                also run the openai-agents peer of the Python reference (not in the
+                        table; needs --with-python)
+  --peers               also build and run the Rust peers of W2 (rig-agent's ToolSet::execute,
+                        rmcp's ToolRouter) from peers/, in target/peers: rows beside our W2 row
+                        and a table of what each does with invalid arguments and unknown keys
+                        (independent of --only: `--peers --only w2` runs both W2 benches)
   --build-cost          measure the clean and incremental build times (default unless --quick)
   --no-build-cost       skip them
   --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,w9,build";
@@ -57,7 +62,7 @@ pub struct Measure {
 }
 
 impl Measure {
-    fn seconds(value: f64) -> Self {
+    pub(crate) fn seconds(value: f64) -> Self {
         Measure {
             value,
             unit: Unit::Seconds,
@@ -100,6 +105,7 @@ struct Options {
     python_results: Option<PathBuf>,
     fresh_venv: bool,
     peer: bool,
+    peers: bool,
     build_cost: Option<bool>,
     only: Option<Vec<String>>,
 }
@@ -114,6 +120,7 @@ impl Options {
             python_results: None,
             fresh_venv: false,
             peer: false,
+            peers: false,
             build_cost: None,
             only: None,
         };
@@ -133,6 +140,7 @@ impl Options {
                 "--python-results" => o.python_results = Some(PathBuf::from(value(a)?)),
                 "--fresh-venv" => o.fresh_venv = true,
                 "--peer" => o.peer = true,
+                "--peers" => o.peers = true,
                 "--build-cost" => o.build_cost = Some(true),
                 "--no-build-cost" => o.build_cost = Some(false),
                 "--only" => {
@@ -183,7 +191,7 @@ pub fn sh(cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Runs a command and returns its stdout (stderr goes to the terminal).
-fn capture(cmd: &mut Command) -> Result<String, String> {
+pub fn capture(cmd: &mut Command) -> Result<String, String> {
     let out = cmd
         .stderr(Stdio::inherit())
         .output()
@@ -230,6 +238,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
     if options.runs("w2") || options.runs("w4") {
         step("W2, W4: execute_tools, parts and truncation (divan)");
         divan(&bin("execute")?, samples, &mut rust)?;
+    }
+    let mut peers = Vec::new();
+    if options.peers {
+        step("W2 peers: rig-agent and rmcp on the same `add` (peers/, divan)");
+        peers = crate::peers::run(&root, samples, &mut rust)?;
     }
     if options.runs("w3") {
         step("W3: batches of calls (multi-thread runtime)");
@@ -287,7 +300,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     };
 
     let table = report::table(&rust, inspect.as_ref());
-    let targets = report::targets(&rust);
+    let targets = report::targets(&rust) + &crate::peers::behaviour_table(&peers);
     let machine = machine();
     println!("\n{table}\n{targets}");
     println!(

@@ -3,6 +3,7 @@
 
 mod bench;
 mod divan;
+mod peers;
 mod python;
 mod report;
 mod specs;

@@ -157,7 +157,7 @@ fn thousands(x: f64) -> String {
 }
 
 /// How many times better Actuator is (> 1: Actuator is faster, smaller or higher in rate).
-fn ratio(rust: Measure, inspect: Measure) -> Option<f64> {
+pub fn ratio(rust: Measure, inspect: Measure) -> Option<f64> {
     if rust.unit != inspect.unit || rust.value <= 0.0 || inspect.value <= 0.0 {
         return None;
     }
@@ -167,7 +167,8 @@ fn ratio(rust: Measure, inspect: Measure) -> Option<f64> {
     })
 }
 
-fn show_ratio(r: f64) -> String {
+/// A ratio as the table writes it (`2.4×`, `37×`, `1,200×`).
+pub fn show_ratio(r: f64) -> String {
     if r >= 100.0 {
         format!("{}×", thousands(r.round()))
     } else if r >= 10.0 {
@@ -186,6 +187,7 @@ pub fn table(
         "| workload | Actuator (median) | Inspect AI 0.3.285 (median) | ratio (× Actuator better) |\n\
          |---|---:|---:|---:|\n",
     );
+    let mut peers = crate::peers::table_rows(rust);
     for r in rows() {
         let Some(&ours) = rust.get(&r.rust) else {
             continue;
@@ -208,8 +210,11 @@ pub fn table(
             r.label,
             show(ours)
         ));
+        if r.rust == crate::peers::ANCHOR {
+            out.push_str(&std::mem::take(&mut peers));
+        }
     }
-    out
+    out + &peers
 }
 
 /// A target a figure is held against (reported, never asserted).

@@ -1,0 +1,89 @@
+//! W2 peers: one `add(1, 2)` call through Actuator's `execute_tools` (events on, as W2 in
+//! `crates/exec/benches/execute.rs`), rig-agent's `ToolSet::execute` and rmcp's `ToolRouter`,
+//! in one binary, each on a current-thread Tokio runtime entered with `block_on` per
+//! iteration.
+//!
+//! What is outside the timed region is what the layer before the dispatch hands over: our
+//! conversation (borrowed; `execute_tools` copies the call's arguments itself) and a fresh
+//! event log per sample; rig's raw argument text as an owned `String` (its agent moves the
+//! model's text in); rmcp's decoded `CallToolRequestParams` (its transport decodes the
+//! request). Inside: everything each does per call, including rmcp's `RequestContext` and
+//! `ToolCallContext`, and rig's `ToolContext`.
+//!
+//! `peers --behaviour` instead prints one `BEHAVIOUR {json}` line per framework and case
+//! (valid, wrongly typed argument, unknown key) and exits.
+
+use actuator_peers::{VALID, behaviour, mcp, ours, rig, runtime};
+use divan::Bencher;
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--behaviour") {
+        let rt = runtime().expect("a current-thread runtime");
+        for row in rt.block_on(behaviour::all()) {
+            println!("BEHAVIOUR {}", row.to_json());
+        }
+        return;
+    }
+    divan::main();
+}
+
+/// Actuator: `execute_tools`, one `add` call, events on (the W2 row).
+#[divan::bench]
+fn actuator_execute_tools(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let tools = ours::tools();
+    let messages = ours::conversation(serde_json::from_str(VALID).expect("valid JSON"));
+    let check = rt
+        .block_on(actuator_exec::execute_tools(
+            &messages,
+            &tools,
+            &ours::options_with_events(),
+        ))
+        .expect("execute_tools");
+    assert_eq!(check.messages[0].text(), "3");
+    bencher
+        .with_inputs(ours::options_with_events)
+        .bench_local_refs(|options| {
+            rt.block_on(actuator_exec::execute_tools(&messages, &tools, options))
+        });
+}
+
+/// rig: `ToolSet::execute("add", text, &mut ToolContext)`.
+#[divan::bench]
+fn rig_toolset_execute(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let tools = rig::toolset();
+    let check = rt.block_on(rig::call(&tools, VALID.to_owned()));
+    assert!(check.is_success(), "{check:?}");
+    assert_eq!(check.output().render(), "3");
+    bencher
+        .with_inputs(|| VALID.to_owned())
+        .bench_local_values(|arguments| rt.block_on(rig::call(&tools, arguments)));
+}
+
+/// rmcp: `ToolRouter::call` on the router the server keeps.
+#[divan::bench]
+fn rmcp_tool_router_call(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let harness = rt.block_on(async { mcp::Harness::start() });
+    let check = rt.block_on(mcp::outcome(&harness, VALID));
+    assert_eq!(check.text, "3", "{check:?}");
+    bencher
+        .with_inputs(|| mcp::params(VALID).expect("a JSON object"))
+        .bench_local_values(|params| rt.block_on(harness.call(params)));
+}
+
+/// rmcp: `ServerHandler::call_tool` as `#[tool_router(server_handler)]` generates it (the
+/// router is built again per call).
+#[divan::bench]
+fn rmcp_call_tool_default_handler(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let harness = rt.block_on(async { mcp::Harness::start() });
+    let check = rt
+        .block_on(harness.call_tool(mcp::params(VALID).expect("a JSON object")))
+        .expect("call_tool");
+    assert!(matches!(check, rmcp::model::CallToolResponse::Complete(_)));
+    bencher
+        .with_inputs(|| mcp::params(VALID).expect("a JSON object"))
+        .bench_local_values(|params| rt.block_on(harness.call_tool(params)));
+}
