@@ -35,7 +35,10 @@ mod config;
 mod convert;
 mod error;
 mod http;
+mod http_client;
+mod progress;
 mod server;
+mod sessions;
 mod tools;
 
 pub use client::McpClient;
@@ -43,5 +46,6 @@ pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
 pub use convert::{content_from_mcp, content_to_mcp, output_from_result};
 pub use error::McpError;
 pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
+pub use progress::McpProgress;
 pub use server::{ServeOptions, ToolServer};
 pub use tools::{McpTools, mcp_tools};
