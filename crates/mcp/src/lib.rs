@@ -13,9 +13,23 @@
 //!   (text, image, audio, resources); `isError` is a recoverable tool error the model reads;
 //!   a dead server is a tool error saying so. A schema our validator cannot compile is
 //!   reported once ([`McpClient::reports`]) and the tool stays callable (the server
-//!   validates).
+//!   validates). Progress a server reports for a running call reaches
+//!   [`McpServer::on_progress`] as [`McpProgress`], in order, and the log.
 //! - **Server**: [`serve_stdio`] and [`serve_http`] offer a set of `ToolDef`s to any MCP
-//!   client, with the same validation, classification and texts as the executor.
+//!   client, with the same validation, classification and texts as the executor. Over HTTP
+//!   a call whose client went away is cancelled (after [`HttpOptions::disconnect_grace`], the
+//!   time a client has to resume its stream).
+//!
+//! ## Features
+//!
+//! - `https`: `https://` servers for the HTTP client, on rustls with the `ring` provider (no
+//!   aws-lc build), the platform's certificate roots (`rustls-platform-verifier`) and
+//!   [`McpServer::root_certificate_pem`]. Off by default: it adds rustls, ring and the verifier
+//!   to a clean build. It turns on reqwest 0.13's `rustls-no-provider`; this crate hands its
+//!   own clients the provider, but another reqwest 0.13 client in the same program built
+//!   with `reqwest::Client::new()` then needs a process-wide provider
+//!   (`rustls::crypto::ring::default_provider().install_default()`), unless something enables
+//!   reqwest's default TLS.
 //!
 //! ```no_run
 //! use std::sync::Arc;
