@@ -25,7 +25,9 @@
 //! - `https`: `https://` servers for the HTTP client, on rustls with the `ring` provider (no
 //!   aws-lc build), the platform's certificate roots (`rustls-platform-verifier`) and
 //!   [`McpServer::root_certificate_pem`]. Off by default: it adds rustls, ring and the verifier
-//!   to a clean build. It turns on reqwest 0.13's `rustls-no-provider`; this crate hands its
+//!   to a clean build (on the 2-vCPU machine of `docs/benchmarks.md`, 2026-12-01: a clean
+//!   debug `cargo build -p actuator-mcp` took 94 s; turning `https` on afterwards rebuilt for
+//!   54 s more, reqwest and rmcp included). It turns on reqwest 0.13's `rustls-no-provider`; this crate hands its
 //!   own clients the provider, but another reqwest 0.13 client in the same program built
 //!   with `reqwest::Client::new()` then needs a process-wide provider
 //!   (`rustls::crypto::ring::default_provider().install_default()`), unless something enables
