@@ -85,3 +85,34 @@ pub fn run(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Unit;
+
+    #[test]
+    fn the_table_sets_each_actuator_figure_beside_the_sdks_of_the_same_step() {
+        let us = |v: f64| Measure {
+            value: v * 1e-6,
+            unit: Unit::Seconds,
+        };
+        let mut rust = BTreeMap::new();
+        let mut out = String::new();
+        results(
+            concat!(
+                "RESULT {\"workload\": \"W8\", \"case\": \"python client -> actuator server, add\", \"median\": 400.0, \"unit\": \"us\"}\n",
+                "RESULT {\"workload\": \"W8\", \"case\": \"python client -> python MCPServer, add\", \"median\": 1600.0, \"unit\": \"us\"}\n",
+            ),
+            &mut rust,
+        );
+        rust.insert(OUR_CLIENT.into(), us(200.0));
+        rust.insert(PY_CLIENT.into(), us(500.0));
+        // Without an Inspect run the SDK's figures are there all the same.
+        out.push_str(&crate::report::table(&rust, None));
+        let server = out.lines().find(|l| l.contains("Actuator server")).unwrap();
+        assert!(server.contains("| 400 µs | 1.60 ms | 4.0× |"), "{server}");
+        let client = out.lines().find(|l| l.contains("Actuator client")).unwrap();
+        assert!(client.contains("| 200 µs | 500 µs | 2.5× |"), "{client}");
+    }
+}
