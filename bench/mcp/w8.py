@@ -1,22 +1,23 @@
-"""W8: one `tools/call` round trip over stdio.
+"""W8, the Python SDK's side: one `tools/call` round trip over stdio, timed by the official
+MCP Python SDK's client.
 
-1. The official Python SDK's client calling `add(3, 4)` on Actuator's server (the release
-   `mcp_server` example) and on the SDK's own MCPServer with the same tool.
-2. Our client's cost per call against server-everything's `echo`, beside the Python SDK
-   client's against the same server (the Rust side is `crates/mcp/examples/w8_client.rs`).
+1. `add(3, 4)` on Actuator's server and on the SDK's own MCPServer (FastMCP's successor,
+   `w8_python_server.py`) with the same tool.
+2. `echo` on server-everything, the figure Actuator's client is set beside (its side is
+   `crates/mcp/benches/w8.rs client`).
 
-Run from the repository root after `scripts/setup-test-env` and
-`cargo build --release -p actuator-mcp --example w8_client` and
-`cargo build --release -p actuator --example mcp_server --features mcp`:
+`cargo xtask bench --only w8` runs it. By hand, from the repository root after
+`scripts/setup-test-env` and `cargo bench -p actuator-mcp --bench w8 --no-run`:
 
-    target/test-env/venv-mcp/bin/python bench/mcp/w8.py [N]
+    target/test-env/venv-mcp/bin/python bench/mcp/w8.py N EVERYTHING_JS ACTUATOR_SERVER [ARGS...]
 
-Prints the medians (microseconds) and the ratios.
+where ACTUATOR_SERVER is the bench binary with `serve`. Prints one `RESULT {json}` line per
+case (median, p10, p90 in microseconds; 20 warm-up calls, then N timed).
 """
 
+import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -25,12 +26,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-PYTHON = sys.executable
-EVERYTHING = os.path.join(
-    TARGET, "test-env/npm-mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-)
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 async def python_client(command: str, args: list[str], tool: str, arguments: dict, n: int) -> list[float]:
@@ -38,7 +34,10 @@ async def python_client(command: str, args: list[str], tool: str, arguments: dic
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            for _ in range(20):
+            first = await session.call_tool(tool, arguments)
+            if first.is_error:
+                raise SystemExit(f"{command} {tool}: {first.content}")
+            for _ in range(19):
                 await session.call_tool(tool, arguments)
             samples = []
             for _ in range(n):
@@ -48,33 +47,26 @@ async def python_client(command: str, args: list[str], tool: str, arguments: dic
     return samples
 
 
-def median(samples: list[float]) -> float:
-    return statistics.median(samples)
+def result(case: str, samples: list[float]) -> None:
+    ordered = sorted(samples)
+    at = lambda q: ordered[round((len(ordered) - 1) * q)]
+    row = {"workload": "W8", "case": case, "median": statistics.median(samples),
+           "p10": at(0.1), "p90": at(0.9), "runs": len(samples), "unit": "us"}
+    print("RESULT " + json.dumps(row), flush=True)
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-    ours = os.path.join(TARGET, "release/examples/mcp_server")
+    if len(sys.argv) < 4:
+        raise SystemExit(__doc__)
+    n, everything, ours = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     add = {"x": 3, "y": 4}
-    ours_s = anyio.run(python_client, ours, [], "add", add, n)
-    theirs_s = anyio.run(
-        python_client, PYTHON, [os.path.join(ROOT, "bench/mcp/w8_python_server.py")], "add", add, n
-    )
-    echo = {"message": "hi"}
-    py_echo = anyio.run(python_client, "node", [EVERYTHING, "stdio"], "echo", echo, n)
-    rust = subprocess.run(
-        [os.path.join(TARGET, "release/examples/w8_client"), str(n), "echo", '{"message": "hi"}',
-         "node", EVERYTHING, "stdio"],
-        check=True, capture_output=True, text=True,
-    ).stdout
-    rust_echo = float(rust.split("median_us=")[1].split()[0])
-    print(f"W8 n={n} (medians, microseconds)")
-    print(f"  Python SDK client -> Actuator server, add:   {median(ours_s):9.1f}")
-    print(f"  Python SDK client -> Python MCPServer, add:  {median(theirs_s):9.1f}")
-    print(f"  ratio (Python server / Actuator server):     {median(theirs_s) / median(ours_s):9.2f}x")
-    print(f"  Python SDK client -> server-everything echo: {median(py_echo):9.1f}")
-    print(f"  Actuator client  -> server-everything echo:  {rust_echo:9.1f}")
-    print(f"  ratio (Python client / Actuator client):     {median(py_echo) / rust_echo:9.2f}x")
+    result("python client -> actuator server, add",
+           anyio.run(python_client, ours[0], ours[1:], "add", add, n))
+    result("python client -> python MCPServer, add",
+           anyio.run(python_client, sys.executable, [os.path.join(HERE, "w8_python_server.py")],
+                     "add", add, n))
+    result("python client -> server-everything echo",
+           anyio.run(python_client, "node", [everything, "stdio"], "echo", {"message": "hi"}, n))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """W8's Python peer: the official SDK's high-level server (MCPServer, FastMCP's successor)
-with the same `add` tool as Actuator's mcp_server example, over stdio."""
+with the same `add` tool as Actuator's (`crates/mcp/benches/w8.rs serve`), over stdio."""
 
 import anyio
 

@@ -3,7 +3,8 @@
 //!
 //! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
 //! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
-//! (agent, W5) and `sandbox` (tools, W7), which print `RESULT {json}` lines; the example `w0_first_call` (actuator, W0),
+//! (agent, W5) and `sandbox` (tools, W7), which print `RESULT {json}` lines; `w8` (mcp, W8,
+//! with the MCP Python SDK: `w8.rs`); the example `w0_first_call` (actuator, W0),
 //! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
 
 use std::collections::BTreeMap;
@@ -39,7 +40,7 @@ options:
                         (independent of --only: `--peers --only w2` runs both W2 benches)
   --build-cost          measure the clean and incremental build times (default unless --quick)
   --no-build-cost       skip them
-  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,w9,build";
+  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,w8,w9,build";
 
 /// What a figure measures, which fixes its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,6 +265,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
         }
         results(&capture(&mut cmd)?, &mut rust);
     }
+    if options.runs("w8") {
+        step("W8: MCP tools/call over stdio, Actuator's server and client beside the Python SDK's");
+        let asked = options
+            .only
+            .as_ref()
+            .is_some_and(|o| o.iter().any(|s| s == "w8"));
+        crate::w8::run(&bin("w8")?, &root, options.quick, asked, &mut rust)?;
+    }
     if options.runs("w9") {
         step("W9: an evaluation of 10 000 samples (1 000 with --quick), log written and read back");
         let mut cmd = Command::new(bin("eval")?);
@@ -360,6 +369,8 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-tools",
         "-p",
         "actuator-eval",
+        "-p",
+        "actuator-mcp",
         "--benches",
     ]);
     let mut example = Command::new(cargo());
@@ -487,7 +498,7 @@ fn divan(exe: &Path, samples: u32, rust: &mut BTreeMap<String, Measure>) -> Resu
 }
 
 /// Records the `RESULT {json}` lines of a plain-loop bench binary as `{workload}|{case}`.
-fn results(stdout: &str, rust: &mut BTreeMap<String, Measure>) {
+pub fn results(stdout: &str, rust: &mut BTreeMap<String, Measure>) {
     for line in stdout.lines() {
         let Some(json) = line.strip_prefix("RESULT ") else {
             if !line.trim().is_empty() && line != "HOLD" {

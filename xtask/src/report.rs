@@ -13,6 +13,8 @@ struct Row {
     rust: String,
     /// The Python figure's key (`{workload}|{case}` of `results/latest.json`), if it has one.
     inspect: Option<&'static str>,
+    /// A Python figure measured by the Rust run itself (W8's MCP SDK), by its key there.
+    same_run: Option<&'static str>,
 }
 
 fn row(label: &'static str, rust: impl Into<String>, inspect: Option<&'static str>) -> Row {
@@ -20,6 +22,15 @@ fn row(label: &'static str, rust: impl Into<String>, inspect: Option<&'static st
         label,
         rust: rust.into(),
         inspect,
+        same_run: None,
+    }
+}
+
+/// A row whose Python figure the same step measured (not Inspect's run).
+fn same_run(label: &'static str, rust: &'static str, python: &'static str) -> Row {
+    Row {
+        same_run: Some(python),
+        ..row(label, rust, None)
     }
 }
 
@@ -98,6 +109,8 @@ fn rows() -> Vec<Row> {
         row("W5 RSS per extra agent, K=100 vs 1, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), Some("W5|derived: peak-RSS growth per extra agent (K=100 vs K=1)")),
         row("W5 RSS per extra agent, K=10 000 vs 1, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
         row("W5 RSS per extra agent, K=10 000 vs 1, ready model", w5(10_000, false, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
+        same_run("W8 MCP `tools/call` over stdio, Python SDK client → Actuator server (Python: → the SDK's MCPServer)", crate::w8::OUR_SERVER, crate::w8::PY_SERVER),
+        same_run("W8 MCP `tools/call` over stdio, Actuator client → server-everything `echo` (Python: the SDK's client)", crate::w8::OUR_CLIENT, crate::w8::PY_CLIENT),
         row("W9 eval of 10 000 samples (react, 2 turns each, 100 at once, `.eval` log): wall", "W9|eval 10 000 samples: wall", Some("W9|eval 10 000 samples: wall")),
         row("W9 the same: samples per second", "W9|eval 10 000 samples: samples per second", Some("W9|eval 10 000 samples: samples per second")),
         row("W9 the same: peak RSS", "W9|eval 10 000 samples: peak RSS (VmHWM)", Some("W9|eval 10 000 samples: peak RSS (ru_maxrss)")),
@@ -192,9 +205,12 @@ pub fn table(
         let Some(&ours) = rust.get(&r.rust) else {
             continue;
         };
-        let theirs = r
-            .inspect
-            .and_then(|k| inspect.and_then(|i| i.get(k)).copied());
+        let theirs = match r.same_run {
+            Some(k) => rust.get(k).copied(),
+            None => r
+                .inspect
+                .and_then(|k| inspect.and_then(|i| i.get(k)).copied()),
+        };
         let (theirs_text, ratio_text) = match theirs {
             Some(t) => (
                 show(t),

@@ -11,6 +11,8 @@ use rmcp::{ClientHandler, ServiceExt};
 
 use crate::config::{McpServer, Transport};
 use crate::error::McpError;
+use crate::http_client::with_causes;
+use crate::progress::{Observed, ProgressRouter};
 
 /// Receives the server's notifications: a list-changed marks the tool list stale.
 pub(crate) struct Handler {
@@ -44,6 +46,8 @@ pub(crate) struct Connection {
     pub(crate) dead: Arc<AtomicBool>,
     /// The server's tools as last listed (their JSON form).
     pub(crate) listed: Option<Arc<Vec<rmcp::model::Tool>>>,
+    /// Where this connection's progress notifications go.
+    pub(crate) progress: Arc<ProgressRouter>,
 }
 
 impl Connection {
@@ -200,10 +204,12 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
         server: server.name.clone(),
         reason,
     };
-    let handshake_error = |e: rmcp::service::ClientInitializeError| McpError::Handshake {
-        server: server.name.clone(),
-        reason: e.to_string(),
-    };
+    let handshake_error = |e: rmcp::service::ClientInitializeError| handshake_error(server, &e);
+    let progress = Arc::new(ProgressRouter::new(
+        server.name.clone(),
+        server.progress.clone(),
+    ));
+    let router = Arc::clone(&progress);
     let service = match &server.transport {
         Transport::Stdio {
             command,
@@ -220,12 +226,19 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
                 .stderr(std::process::Stdio::inherit())
                 .spawn()
                 .map_err(|e| connect_error(format!("could not run '{command}': {e}")))?;
-            handler.serve(transport).await.map_err(handshake_error)?
+            handler
+                .serve(Observed {
+                    inner: transport,
+                    router,
+                })
+                .await
+                .map_err(handshake_error)?
         }
         Transport::Http {
             url,
             headers,
             bearer,
+            roots,
         } => {
             use axum::http::{HeaderName, HeaderValue};
             use rmcp::transport::StreamableHttpClientTransport;
@@ -243,8 +256,15 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
             if let Some(token) = bearer {
                 config = config.auth_header(token.clone());
             }
-            let transport = StreamableHttpClientTransport::from_config(config);
-            handler.serve(transport).await.map_err(handshake_error)?
+            let client = crate::http_client::client(&server.name, url, roots)?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handler
+                .serve(Observed {
+                    inner: transport,
+                    router,
+                })
+                .await
+                .map_err(handshake_error)?
         }
     };
     Ok(Connection {
@@ -252,5 +272,33 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
         stale,
         dead: Arc::new(AtomicBool::new(false)),
         listed: None,
+        progress,
     })
+}
+
+/// A failed handshake: a server that could not be reached (refused, an untrusted TLS
+/// certificate, a 401) is a connection error with the HTTP client's reason; anything else is a
+/// handshake error.
+fn handshake_error(server: &McpServer, error: &rmcp::service::ClientInitializeError) -> McpError {
+    use rmcp::service::ClientInitializeError;
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    if let ClientInitializeError::TransportError { error, context } = error {
+        // rmcp keeps the HTTP client's error as a value, not a source: look for it.
+        let reason = match error
+            .error
+            .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            Some(StreamableHttpError::Client(e)) => with_causes(e),
+            Some(other) => with_causes(other),
+            None => with_causes(&*error.error),
+        };
+        return McpError::Connect {
+            server: server.name.clone(),
+            reason: format!("{reason} ({context})"),
+        };
+    }
+    McpError::Handshake {
+        server: server.name.clone(),
+        reason: with_causes(error),
+    }
 }

@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::progress::{McpProgress, ProgressObserver};
 
 /// How the client reaches a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +21,8 @@ pub(crate) enum Transport {
         url: String,
         headers: Vec<(String, String)>,
         bearer: Option<String>,
+        /// Extra trusted roots, PEM (HTTPS only).
+        roots: Vec<Vec<u8>>,
     },
 }
 
@@ -36,6 +41,11 @@ pub(crate) enum Transport {
 ///
 /// let remote = McpServer::http("http://127.0.0.1:8000/mcp").bearer_token("s3cret");
 /// assert_eq!(remote.server_name(), "http://127.0.0.1:8000/mcp");
+///
+/// // Progress of long calls, as the server reports it.
+/// let watched = McpServer::stdio("node", ["everything.js"])
+///     .on_progress(|p| eprintln!("{} {}/{:?}", p.tool, p.progress, p.total));
+/// # let _ = watched;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpServer {
@@ -44,6 +54,7 @@ pub struct McpServer {
     pub(crate) timeout: Option<Duration>,
     pub(crate) connect_timeout: Duration,
     pub(crate) parallel: bool,
+    pub(crate) progress: Option<ProgressObserver>,
 }
 
 /// How long connecting (spawning or reaching the server and the MCP handshake) may take unless
@@ -70,11 +81,17 @@ impl McpServer {
             timeout: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             parallel: true,
+            progress: None,
         }
     }
 
-    /// A server reached over streamable HTTP at `url` (`http://…`). Named after the URL unless
+    /// A server reached over streamable HTTP at `url`. Named after the URL unless
     /// [`name`](Self::name) says otherwise.
+    ///
+    /// `http://` always works; `https://` needs this crate's `https` feature (rustls with the
+    /// `ring` provider, the platform's certificate roots, plus any
+    /// [`root_certificate_pem`](Self::root_certificate_pem)); without it connecting fails
+    /// with an error saying so.
     pub fn http(url: impl Into<String>) -> Self {
         let url = url.into();
         McpServer {
@@ -83,10 +100,12 @@ impl McpServer {
                 url,
                 headers: Vec::new(),
                 bearer: None,
+                roots: Vec::new(),
             },
             timeout: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             parallel: true,
+            progress: None,
         }
     }
 
@@ -135,6 +154,29 @@ impl McpServer {
         if let Transport::Http { bearer, .. } = &mut self.transport {
             *bearer = Some(token.into());
         }
+        self
+    }
+
+    /// Trusts the certificates in `pem` (one or more PEM `CERTIFICATE` blocks) as roots, beside
+    /// the platform's: for a server whose certificate a private CA issued, or a self-signed
+    /// one (HTTPS only, with the `https` feature; ignored for stdio). A block that is not a
+    /// certificate is a configuration error when connecting.
+    #[must_use]
+    pub fn root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        if let Transport::Http { roots, .. } = &mut self.transport {
+            roots.push(pem.into());
+        }
+        self
+    }
+
+    /// Calls `observer` with every progress notification the server sends for a running tool
+    /// call (`notifications/progress`, as a long operation reports its steps), in the order
+    /// received, skipping any whose progress does not increase. It runs on the connection's
+    /// receiving task: keep it quick (hand the value to a channel). Each is also logged with
+    /// `tracing` at level INFO.
+    #[must_use]
+    pub fn on_progress(mut self, observer: impl Fn(&McpProgress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(ProgressObserver(Arc::new(observer)));
         self
     }
 

@@ -4,16 +4,17 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use axum::middleware::{self, Next};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::McpError;
 use crate::server::ToolServer;
+use crate::sessions::Sessions;
 
 /// Serves `server` over this process's stdin and stdout until the client closes them (what an
 /// MCP client that starts the server as a command expects). Log to stderr only: stdout is
@@ -43,6 +44,12 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The largest request body accepted, in bytes (default 4 MiB); a larger one gets 413.
     pub max_body_bytes: usize,
+    /// How long a request whose client dropped its response stream keeps running, waiting for
+    /// the client to resume the stream (`Last-Event-ID`), before it is cancelled as if the
+    /// client had sent `notifications/cancelled` (default 10 s; the server asks clients to
+    /// wait 3 s before resuming). A client that ends its session (`DELETE`) cancels its
+    /// requests at once.
+    pub disconnect_grace: Duration,
 }
 
 impl Default for HttpOptions {
@@ -58,6 +65,7 @@ impl Default for HttpOptions {
             ],
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_body_bytes: 4 * 1024 * 1024,
+            disconnect_grace: Duration::from_secs(10),
         }
     }
 }
@@ -74,6 +82,14 @@ impl HttpOptions {
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// How long a request whose client went away may wait for the client to come back
+    /// before it is cancelled.
+    #[must_use]
+    pub fn disconnect_grace(mut self, grace: Duration) -> Self {
+        self.disconnect_grace = grace;
         self
     }
 
@@ -153,7 +169,7 @@ pub async fn serve_http(server: ToolServer, options: HttpOptions) -> Result<Http
     };
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(Sessions::new(options.disconnect_grace)),
         config,
     );
     let token = options.bearer_token.clone().map(Arc::<str>::from);

@@ -13,9 +13,25 @@
 //!   (text, image, audio, resources); `isError` is a recoverable tool error the model reads;
 //!   a dead server is a tool error saying so. A schema our validator cannot compile is
 //!   reported once ([`McpClient::reports`]) and the tool stays callable (the server
-//!   validates).
+//!   validates). Progress a server reports for a running call reaches
+//!   [`McpServer::on_progress`] as [`McpProgress`], in order, and the log.
 //! - **Server**: [`serve_stdio`] and [`serve_http`] offer a set of `ToolDef`s to any MCP
-//!   client, with the same validation, classification and texts as the executor.
+//!   client, with the same validation, classification and texts as the executor. Over HTTP
+//!   a call whose client went away is cancelled (after [`HttpOptions::disconnect_grace`], the
+//!   time a client has to resume its stream).
+//!
+//! ## Features
+//!
+//! - `https`: `https://` servers for the HTTP client, on rustls with the `ring` provider (no
+//!   aws-lc build), the platform's certificate roots (`rustls-platform-verifier`) and
+//!   [`McpServer::root_certificate_pem`]. Off by default: it adds rustls, ring and the verifier
+//!   to a clean build (on the 2-vCPU machine of `docs/benchmarks.md`, 2026-12-01: a clean
+//!   debug `cargo build -p actuator-mcp` took 94 s; turning `https` on afterwards rebuilt for
+//!   54 s more, reqwest and rmcp included). It turns on reqwest 0.13's `rustls-no-provider`; this crate hands its
+//!   own clients the provider, but another reqwest 0.13 client in the same program built
+//!   with `reqwest::Client::new()` then needs a process-wide provider
+//!   (`rustls::crypto::ring::default_provider().install_default()`), unless something enables
+//!   reqwest's default TLS.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -35,7 +51,10 @@ mod config;
 mod convert;
 mod error;
 mod http;
+mod http_client;
+mod progress;
 mod server;
+mod sessions;
 mod tools;
 
 pub use client::McpClient;
@@ -43,5 +62,6 @@ pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
 pub use convert::{content_from_mcp, content_to_mcp, output_from_result};
 pub use error::McpError;
 pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
+pub use progress::McpProgress;
 pub use server::{ServeOptions, ToolServer};
 pub use tools::{McpTools, mcp_tools};

@@ -11,13 +11,17 @@ use actuator_tool_core::{
     ToolParams, validate_tool_name,
 };
 use rmcp::ServiceError;
-use rmcp::model::{CallToolRequestParams, ErrorCode};
-use rmcp::service::{Peer, RoleClient};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ErrorCode, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 
 use crate::client::{Inner, McpClient, ensure_connected};
 use crate::convert::output_from_result;
 use crate::error::McpError;
+use crate::progress::ProgressRouter;
 
 /// An MCP server's tools as a [`ToolSource`]: listed once per turn from the client's cache
 /// (re-listed after the server's list-changed notification, or after a reconnect), with an
@@ -116,6 +120,7 @@ impl McpTools {
         };
         let peer = connection.peer();
         let dead = Arc::clone(&connection.dead);
+        let progress = Arc::clone(&connection.progress);
         drop(guard);
         let mut defs = Vec::with_capacity(listed.len());
         for tool in listed.iter() {
@@ -125,6 +130,7 @@ impl McpTools {
             let forward = Forward {
                 peer: peer.clone(),
                 dead: Arc::clone(&dead),
+                progress: Arc::clone(&progress),
                 server: inner.server.name.clone(),
                 tool: tool.name.to_string(),
                 _client: self.client.downgrade(),
@@ -194,7 +200,9 @@ impl McpTools {
             .require_param_descriptions(false)
             .validate_arguments(validate)
             .parallel(server.parallel)
-            .handler(move |args: ToolArgs, _ctx: ToolContext| forward.clone().call(args));
+            .handler(move |args: ToolArgs, ctx: ToolContext| {
+                forward.clone().call(args, ctx.call_id)
+            });
         if let Some(t) = server.timeout {
             builder = builder.timeout(t);
         }
@@ -233,6 +241,7 @@ impl ToolSource for McpTools {
 struct Forward {
     peer: Peer<RoleClient>,
     dead: Arc<std::sync::atomic::AtomicBool>,
+    progress: Arc<ProgressRouter>,
     server: String,
     tool: String,
     /// The client is not kept alive by its tools' handlers beyond the connection itself.
@@ -240,22 +249,46 @@ struct Forward {
 }
 
 impl Forward {
-    /// Forwards the call. Dropping the future (the tool's timeout, a cancelled run) sends
-    /// the server `notifications/cancelled` for the request.
-    async fn call(self, args: ToolArgs) -> Result<ToolOutput, ToolFailure> {
+    /// Forwards the call, its progress notifications routed to the observer while it runs.
+    /// Dropping the future (the tool's timeout, a cancelled run) sends the server
+    /// `notifications/cancelled` for the request.
+    async fn call(self, args: ToolArgs, call_id: String) -> Result<ToolOutput, ToolFailure> {
         let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
-        match self.peer.call_tool(params).await {
-            Ok(result) => {
-                let value = serde_json::to_value(&result).map_err(|e| {
-                    ToolError::new(format!(
-                        "MCP server '{}' returned a result that could not be read: {e}",
-                        self.server
-                    ))
-                })?;
-                Ok(output_from_result(&value)?)
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.error(e))?;
+        let _watch = self
+            .progress
+            .watch(handle.progress_token.clone(), &self.tool, &call_id);
+        let mut abandon = Abandon {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let response = handle.await_response().await;
+        abandon.id = None;
+        let result = match response {
+            Ok(ServerResult::CallToolResult(result)) => result,
+            // A result with nothing in it (`{}`) is an empty tool result.
+            Ok(ServerResult::EmptyResult(_)) => CallToolResult::default(),
+            Ok(_) => {
+                return Err(ToolError::new(format!(
+                    "MCP server '{}' answered the call of tool '{}' with something other than a tool result.",
+                    self.server, self.tool
+                ))
+                .into());
             }
-            Err(e) => Err(self.error(e).into()),
-        }
+            Err(e) => return Err(self.error(e).into()),
+        };
+        let value = serde_json::to_value(&result).map_err(|e| {
+            ToolError::new(format!(
+                "MCP server '{}' returned a result that could not be read: {e}",
+                self.server
+            ))
+        })?;
+        Ok(output_from_result(&value)?)
     }
 
     fn error(&self, e: ServiceError) -> ToolError {
@@ -276,6 +309,29 @@ impl Forward {
                 "MCP server '{}' failed to run tool '{}': {other}",
                 self.server, self.tool
             )),
+        }
+    }
+}
+
+/// Tells the server a call is abandoned when its future is dropped before the answer.
+struct Abandon {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        // Dropped outside a runtime (at exit), there is no connection left to tell.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let peer = self.peer.clone();
+            runtime.spawn(async move {
+                let reason = "the caller stopped waiting (a timeout or a cancelled run)";
+                let params = CancelledNotificationParam::new(Some(id), Some(reason.to_owned()));
+                let _ = peer.notify_cancelled(params).await;
+            });
         }
     }
 }

@@ -253,3 +253,68 @@ async fn everything_over_streamable_http() {
     assert_eq!(echo.content.text(), "Echo: over http");
     client.close().await;
 }
+
+/// Runs server-everything's long operation (5 steps in 1 s) and returns the progress seen.
+async fn long_operation_progress(
+    server: actuator_mcp::McpServer,
+) -> Vec<actuator_mcp::McpProgress> {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let client = McpClient::new(server.on_progress(move |p| sink.lock().unwrap().push(p.clone())));
+    let tools = mcp_tools(&client)
+        .prefix("ev_")
+        .filter(["trigger-long-running-operation"])
+        .unwrap()
+        .list()
+        .await
+        .unwrap();
+    let done = exec_one(
+        &tools,
+        "ev_trigger-long-running-operation",
+        json!({"duration": 1, "steps": 5}),
+    )
+    .await;
+    assert_eq!(done.error, None, "{:?}", done.content);
+    assert!(
+        done.content.text().contains("Steps: 5"),
+        "{}",
+        done.content.text()
+    );
+    client.close().await;
+    // Every notification was passed on before the call's result.
+    seen.lock().unwrap().clone()
+}
+
+fn assert_five_steps(seen: &[actuator_mcp::McpProgress], server: &str) {
+    let steps: Vec<(f64, Option<f64>)> = seen.iter().map(|p| (p.progress, p.total)).collect();
+    assert_eq!(
+        steps,
+        (1..=5)
+            .map(|i| (f64::from(i), Some(5.0)))
+            .collect::<Vec<_>>()
+    );
+    for p in seen {
+        assert_eq!(p.server, server);
+        assert_eq!(p.tool, "trigger-long-running-operation");
+        assert_eq!(p.call_id, "call_1");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_of_a_long_operation_arrives_in_order() {
+    let Some(server) = common::everything() else {
+        return;
+    };
+    let seen = long_operation_progress(server).await;
+    assert_five_steps(&seen, "everything");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_of_a_long_operation_arrives_in_order_over_http() {
+    let Some((_server, url)) = common::everything_http().await else {
+        return;
+    };
+    let seen =
+        long_operation_progress(actuator_mcp::McpServer::http(url).name("everything-http")).await;
+    assert_five_steps(&seen, "everything-http");
+}

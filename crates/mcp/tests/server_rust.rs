@@ -251,7 +251,7 @@ async fn http_checks_the_token_the_origin_and_the_body_size() {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "0"}}});
     let post = |token: Option<&str>, origin: Option<&str>, body: String| {
-        let client = reqwest::Client::new();
+        let client = common::raw_http();
         let mut request = client
             .post(http.url())
             .header("Content-Type", "application/json")

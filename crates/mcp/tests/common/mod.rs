@@ -101,6 +101,15 @@ pub fn py_script(name: &str) -> Option<(PathBuf, PathBuf)> {
     Some((python, script))
 }
 
+/// A plain reqwest client for raw HTTP requests. With the `https` feature reqwest has TLS
+/// but no built-in crypto provider (the library passes its own to its clients), so a client
+/// made with `Client::new` needs a process-wide one.
+pub fn raw_http() -> reqwest::Client {
+    #[cfg(feature = "https")]
+    let _ = tokio_rustls::rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 /// A free loopback port (bound and released; good enough for a test that binds it next).
 pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");

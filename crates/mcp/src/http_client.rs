@@ -1,0 +1,153 @@
+//! The HTTP client under rmcp's streamable-HTTP transport: plain HTTP always; HTTPS with the
+//! `https` feature, on rustls with the `ring` provider (passed to the client, not installed
+//! process-wide), the platform's certificate roots and any the server's settings add.
+
+use crate::error::McpError;
+
+/// Whether `url` asks for TLS.
+fn is_https(url: &str) -> bool {
+    url.get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+}
+
+/// The client for one server at `url`, trusting `roots` (PEM) beside the platform's.
+#[cfg(not(feature = "https"))]
+pub(crate) fn client(
+    server: &str,
+    url: &str,
+    roots: &[Vec<u8>],
+) -> Result<reqwest::Client, McpError> {
+    let _ = roots;
+    if is_https(url) {
+        return Err(McpError::Config(format!(
+            "MCP server '{server}' is at an https:// URL ({url}), which needs the `https` feature of actuator-mcp (`mcp-https` of actuator)"
+        )));
+    }
+    reqwest::Client::builder()
+        .build()
+        .map_err(|e| McpError::Config(format!("the HTTP client for MCP server '{server}': {e}")))
+}
+
+/// The client for one server at `url`, trusting `roots` (PEM) beside the platform's.
+#[cfg(feature = "https")]
+pub(crate) fn client(
+    server: &str,
+    url: &str,
+    roots: &[Vec<u8>],
+) -> Result<reqwest::Client, McpError> {
+    use std::sync::Arc;
+
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config_error = |what: &str, e: &dyn std::fmt::Display| {
+        McpError::Config(format!("{what} for MCP server '{server}': {e}"))
+    };
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| config_error("the TLS settings", &e))?;
+    // A plain-HTTP server needs no roots; the client is built with a TLS configuration all the
+    // same, as reqwest would otherwise look for a process-wide crypto provider.
+    let mut tls = if is_https(url) {
+        let extra = parse_roots(server, roots)?;
+        let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider)
+            .map_err(|e| McpError::Connect {
+                server: server.to_owned(),
+                reason: format!("no certificate roots to verify its TLS certificate with: {e}"),
+            })?;
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth()
+    } else {
+        builder
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth()
+    };
+    // reqwest speaks HTTP/1.1 only here (no `http2` feature).
+    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|e| config_error("the HTTP client", &e))
+}
+
+/// The certificates of PEM texts; a text without one, or with a broken one, is an error.
+#[cfg(feature = "https")]
+fn parse_roots(
+    server: &str,
+    roots: &[Vec<u8>],
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, McpError> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+
+    let mut certs = Vec::new();
+    for (i, pem) in roots.iter().enumerate() {
+        let before = certs.len();
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            certs.push(cert.map_err(|e| {
+                McpError::Config(format!(
+                    "root certificate {} of MCP server '{server}' is not valid PEM: {e}",
+                    i + 1
+                ))
+            })?);
+        }
+        if certs.len() == before {
+            return Err(McpError::Config(format!(
+                "root certificate {} of MCP server '{server}' has no PEM CERTIFICATE block",
+                i + 1
+            )));
+        }
+    }
+    Ok(certs)
+}
+
+/// An error with its causes (`a: b: c`), as reqwest's own message leaves out why a
+/// connection failed (a refused connection, an untrusted certificate).
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_is_recognised_in_any_case() {
+        assert!(is_https("https://example.com/mcp"));
+        assert!(is_https("HTTPS://example.com/mcp"));
+        assert!(!is_https("http://127.0.0.1/mcp"));
+        assert!(!is_https("http"));
+    }
+
+    #[cfg(not(feature = "https"))]
+    #[test]
+    fn https_without_the_feature_says_which_feature() {
+        let err = client("remote", "https://example.com/mcp", &[]).unwrap_err();
+        assert!(err.to_string().contains("`https` feature"), "{err}");
+    }
+
+    #[cfg(feature = "https")]
+    #[test]
+    fn a_root_that_is_not_pem_is_a_configuration_error() {
+        let err = client(
+            "remote",
+            "https://example.com/mcp",
+            &[b"not a certificate".to_vec()],
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("root certificate 1 of MCP server 'remote' has no PEM CERTIFICATE block"),
+            "{err}"
+        );
+    }
+}
