@@ -6,6 +6,7 @@ mod divan;
 mod python;
 mod report;
 mod specs;
+mod w6;
 
 use std::process::ExitCode;
 
