@@ -3,8 +3,9 @@
 //!
 //! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
 //! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
-//! (agent, W5) and `sandbox` (tools, W7), which print `RESULT {json}` lines; `w8` (mcp, W8,
-//! with the MCP Python SDK: `w8.rs`); the example `w0_first_call` (actuator, W0),
+//! (agent, W5), `provider` (providers, W6, see `w6.rs`) and `sandbox` (tools, W7), which
+//! print `RESULT {json}` lines; `w8` (mcp, W8, with the MCP Python SDK: `w8.rs`); the example
+//! `w0_first_call` (actuator, W0),
 //! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
 
 use std::collections::BTreeMap;
@@ -40,7 +41,8 @@ options:
                         (independent of --only: `--peers --only w2` runs both W2 benches)
   --build-cost          measure the clean and incremental build times (default unless --quick)
   --no-build-cost       skip them
-  --only LIST           only these Rust steps: comma-separated of w0,w1,w2,w3,w4,w5,w7,w8,w9,build";
+  --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,build
+                        (passed on to the Python reference as its workloads W0, W1, …)";
 
 /// What a figure measures, which fixes its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +259,13 @@ pub fn main(args: &[String]) -> Result<(), String> {
         step("W5: react agents, one process per K, peak RSS read from /proc");
         w5(&bin("react")?, options.quick, &mut rust)?;
     }
+    // The canned server stays up until the Python reference has run against it too.
+    let w6_server = if options.runs("w6") {
+        step("W6: one react turn through the OpenAI provider, canned local server, 100 messages");
+        Some(crate::w6::run(&bin("provider")?, options.quick, &mut rust)?)
+    } else {
+        None
+    };
     if options.runs("w7") {
         step("W7: bash in a LocalSandbox (bubblewrap), one call and 100 parallel");
         let mut cmd = Command::new(bin("sandbox")?);
@@ -301,12 +310,18 @@ pub fn main(args: &[String]) -> Result<(), String> {
                     quick: options.quick,
                     fresh_venv: options.fresh_venv,
                     peer: options.peer,
+                    only: options.only.clone(),
+                    env: w6_server
+                        .as_ref()
+                        .map(crate::w6::Server::python_env)
+                        .unwrap_or_default(),
                 },
             )?;
             python::read_results(&path).map(|(r, m)| (Some(r), m))?
         }
         (None, false) => (None, Value::Null),
     };
+    drop(w6_server);
 
     let table = report::table(&rust, inspect.as_ref());
     let targets = report::targets(&rust) + &crate::peers::behaviour_table(&peers);
@@ -371,6 +386,7 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-eval",
         "-p",
         "actuator-mcp",
+        "actuator-providers",
         "--benches",
     ]);
     let mut example = Command::new(cargo());

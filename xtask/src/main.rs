@@ -7,6 +7,7 @@ mod peers;
 mod python;
 mod report;
 mod specs;
+mod w6;
 mod w8;
 
 use std::process::ExitCode;

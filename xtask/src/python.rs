@@ -24,6 +24,10 @@ pub struct PythonOptions {
     pub fresh_venv: bool,
     /// Also run the openai-agents peer.
     pub peer: bool,
+    /// Only these workloads (`w0`, `w6` …, as `--only` of `cargo xtask bench`).
+    pub only: Option<Vec<String>>,
+    /// Extra environment for `run_all.py` (W6's server address).
+    pub env: Vec<(String, String)>,
 }
 
 /// Files and folders of the reference that are not copied (made by its runs).
@@ -65,6 +69,10 @@ pub fn run(root: &Path, options: &PythonOptions) -> Result<PathBuf, String> {
     if !options.peer {
         cmd.arg("--no-peer");
     }
+    if let Some(only) = &options.only {
+        cmd.args(["--only", &python_only(only)]);
+    }
+    cmd.envs(options.env.iter().map(|(k, v)| (k, v)));
     let log = dest.join("run_all.stdout.log");
     let file = fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
     cmd.stdout(Stdio::from(file)).stderr(Stdio::inherit());
@@ -75,6 +83,15 @@ pub fn run(root: &Path, options: &PythonOptions) -> Result<PathBuf, String> {
     );
     sh(&mut cmd)?;
     Ok(dest.join("results").join("latest.json"))
+}
+
+/// `--only` of `run_all.py`: its workload names (`W0`, `W6` …) for the steps of `cargo xtask
+/// bench --only` (`w5` also selects `W5b`, whose script starts with `w5`).
+fn python_only(only: &[String]) -> String {
+    only.iter()
+        .map(|s| s.to_uppercase())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Copies `from` into `to` (files overwritten and left writable), skipping run products.
@@ -187,4 +204,15 @@ pub fn read_results(path: &Path) -> Result<(BTreeMap<String, Measure>, Value), S
         out.insert(format!("{workload}|{}", case.trim()), measure);
     }
     Ok((out, json["meta"].clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_the_python_workloads() {
+        let only = ["w6".to_owned(), "w2".to_owned()];
+        assert_eq!(python_only(&only), "W6,W2");
+    }
 }
