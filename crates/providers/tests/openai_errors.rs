@@ -85,13 +85,13 @@ async fn authentication_errors_name_the_variable() {
     );
 }
 
-#[tokio::test]
-async fn rate_limits_wait_as_long_as_retry_after_says() {
+/// A server that answers 429 once, saying how long to wait in `header`, then "ok".
+async fn rate_limited_once(header: &str, wait: &str) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(
             ResponseTemplate::new(429)
-                .insert_header("retry-after", "1")
+                .insert_header(header, wait)
                 .set_body_json(json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}})),
         )
         .up_to_n_times(1)
@@ -104,6 +104,12 @@ async fn rate_limits_wait_as_long_as_retry_after_says() {
         )))
         .mount(&server)
         .await;
+    server
+}
+
+#[tokio::test]
+async fn rate_limits_wait_as_long_as_retry_after_says() {
+    let server = rate_limited_once("retry-after", "1").await;
     let model = model_at(&server.uri(), ModelOptions::new().retry(fast_retries(3)));
     let started = Instant::now();
     let out = ask(&*model).await.unwrap();
@@ -316,23 +322,7 @@ async fn each_retry_is_logged() {
 
 #[tokio::test]
 async fn a_retry_is_a_run_event_and_its_wait_is_not_working_time() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after-ms", "300")
-                .set_body_json(json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}})),
-        )
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(openai_ok(chat_completion(
-            json!({"role": "assistant", "content": "ok"}),
-            "stop",
-        )))
-        .mount(&server)
-        .await;
+    let server = rate_limited_once("retry-after-ms", "300").await;
     let model = model_at(&server.uri(), ModelOptions::new().retry(fast_retries(3)));
     let log = EventLog::new();
     // 300 ms of waiting inside a 200 ms working limit: only the work counts.

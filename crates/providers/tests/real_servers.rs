@@ -136,6 +136,11 @@ async fn a_streamed_answer_from_a_real_server_aggregates() {
         .retry(RetryPolicy::none())
         .build("llama-cpp-python/smollm2")
         .unwrap();
+    says_hello_streamed(&*model).await;
+}
+
+/// A streamed "Say hello." aggregates into a non-empty answer that ended normally.
+async fn says_hello_streamed(model: &dyn Model) -> actuator_model::ModelOutput {
     let out = model
         .generate(
             &[ChatMessage::user("Say hello.")],
@@ -151,6 +156,7 @@ async fn a_streamed_answer_from_a_real_server_aggregates() {
         out.stop_reason(),
         Some(actuator_model::StopReason::Stop | actuator_model::StopReason::MaxTokens)
     ));
+    out
 }
 
 /// The Responses API through LiteLLM's proxy (which answers `POST /v1/responses` for the
@@ -179,21 +185,7 @@ async fn react_agent_and_a_streamed_answer_over_the_responses_api_via_litellm() 
             .build(&format!("openai/{}", servers::LITELLM_BRIDGED_MODEL))
             .unwrap()
     };
-    let out = model(true)
-        .generate(
-            &[ChatMessage::user("Say hello.")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
-        .await
-        .unwrap();
-    eprintln!("streamed: {:?} {:?}", out.completion(), out.stop_reason());
-    assert!(!out.completion().trim().is_empty());
-    assert!(matches!(
-        out.stop_reason(),
-        Some(actuator_model::StopReason::Stop | actuator_model::StopReason::MaxTokens)
-    ));
+    let out = says_hello_streamed(&*model(true)).await;
     assert!(out.usage.is_some_and(|u| u.output_tokens > 0));
     calculator_completes_a_real_tool_call(model(false)).await;
 }
