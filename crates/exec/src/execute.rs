@@ -128,16 +128,30 @@ pub fn plan_stages(parallel: &[bool]) -> Vec<std::ops::Range<usize>> {
 
 /// Checks that no two tools share a name (D7).
 pub fn check_tool_names(tools: &[ToolDef]) -> Result<(), ToolDefError> {
+    let duplicate = |name: &str| ToolDefError::DuplicateName {
+        name: name.to_owned(),
+    };
+    // Every `execute_tools` call checks: a few tools are compared pairwise, without the set's
+    // allocation and hashing.
+    if tools.len() <= PAIRWISE_NAME_CHECK {
+        for (i, tool) in tools.iter().enumerate() {
+            if tools[..i].iter().any(|t| t.name() == tool.name()) {
+                return Err(duplicate(tool.name()));
+            }
+        }
+        return Ok(());
+    }
     let mut seen = HashSet::with_capacity(tools.len());
     for tool in tools {
         if !seen.insert(tool.name()) {
-            return Err(ToolDefError::DuplicateName {
-                name: tool.name().to_owned(),
-            });
+            return Err(duplicate(tool.name()));
         }
     }
     Ok(())
 }
+
+/// Up to this many tools, [`check_tool_names`] compares names pairwise.
+const PAIRWISE_NAME_CHECK: usize = 16;
 
 /// Runs the tool calls of the last message, if it is an assistant message with calls.
 ///
@@ -169,6 +183,21 @@ pub async fn execute_tools(
         tools,
         options,
     };
+    // One call (most turns) is one stage of one call: run it without the stage bookkeeping.
+    if let [call] = calls {
+        let d = match runner.run_call(call).await {
+            Ok(d) => d,
+            Err(stop) => return Err(runner.stopped(stop, call, Vec::new())),
+        };
+        let mut messages = Vec::with_capacity(1 + d.extra.len());
+        messages.push(d.message);
+        messages.extend(d.extra);
+        return Ok(ExecuteToolsResult {
+            messages,
+            output: d.output,
+            waiting: d.waiting,
+        });
+    }
     let parallel: Vec<bool> = calls
         .iter()
         .map(|c| runner.lookup(&c.function).is_some_and(ToolDef::parallel))
