@@ -194,7 +194,7 @@ pub async fn execute_tools(
         messages.extend(d.extra);
         return Ok(ExecuteToolsResult {
             messages,
-            output: d.output,
+            output: d.output.map(|o| *o),
             waiting: d.waiting,
         });
     }
@@ -259,8 +259,8 @@ pub async fn execute_tools(
         result.messages.push(d.message);
         result.messages.extend(d.extra);
         result.waiting += d.waiting;
-        if d.output.is_some() {
-            result.output = d.output;
+        if let Some(output) = d.output {
+            result.output = Some(*output);
         }
     }
     Ok(result)

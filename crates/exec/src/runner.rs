@@ -25,7 +25,8 @@ use crate::pipeline::{Failed, Landed};
 pub(crate) struct CallDone {
     pub(crate) message: ChatMessage,
     pub(crate) extra: Vec<ChatMessage>,
-    pub(crate) output: Option<ModelOutput>,
+    /// Boxed: only conversation-taking tools return one, and every call's result is moved.
+    pub(crate) output: Option<Box<ModelOutput>>,
     pub(crate) waiting: Duration,
 }
 
@@ -163,15 +164,16 @@ impl Runner<'_> {
     pub(crate) async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
         let span = tracing::info_span!("tool_call", tool = %call.function, call_id = %call.id);
         async move {
-            let started = SystemTime::now();
-            let clock = Instant::now();
-            // Without a sink no event is seen: skip building them, and the per-call slot a
-            // tool that runs an agent fills in (which only such tools get: it costs a copy of
-            // the run's extensions).
+            // Without a sink no event is seen: skip building them, reading the clocks for
+            // them, and the per-call slot a tool that runs an agent fills in (which only such
+            // tools get: it costs a copy of the run's extensions).
             let recording = self.options.events.is_some();
+            // One wall-clock read per call: the end is the start plus the monotonic elapsed
+            // time.
+            let clock = recording.then(|| (unix_seconds(SystemTime::now()), Instant::now()));
             let mut extensions = None;
-            if recording {
-                self.emit(self.pending_event(call, unix_seconds(started)));
+            if let Some((started_at, _)) = clock {
+                self.emit(self.pending_event(call, started_at));
                 let runs_agent = self
                     .lookup(&call.function)
                     .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
@@ -196,17 +198,20 @@ impl Runner<'_> {
                 }
             };
             let finished = Finished {
-                started,
-                working_time: clock
-                    .elapsed()
-                    .saturating_sub(attempt.approval_wait)
-                    .as_secs_f64(),
+                times: clock.map(|(started_at, clock)| {
+                    let elapsed = clock.elapsed();
+                    Times {
+                        started_at,
+                        completed_at: started_at + elapsed.as_secs_f64(),
+                        working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
+                    }
+                }),
                 waiting: attempt.approval_wait,
                 approval: attempt.approval,
                 agent: extensions.get::<ToolCallAgent>(),
             };
             match outcome {
-                Some(outcome) => self.finish(call, outcome, finished, recording),
+                Some(outcome) => self.finish(call, outcome, finished),
                 None => {
                     self.info(format!(
                         "Tool call '{}' was cancelled by operator.",
@@ -217,7 +222,7 @@ impl Runner<'_> {
                         message: CANCELLED_BY_OPERATOR.to_owned(),
                     };
                     let outcome = Err(Failed::Cancelled(error));
-                    self.finish(call, outcome, finished, recording)
+                    self.finish(call, outcome, finished)
                 }
             }
         }
@@ -231,13 +236,12 @@ impl Runner<'_> {
         call: &ToolCall,
         outcome: Result<Landed, Failed>,
         finished: Finished<'_>,
-        recording: bool,
     ) -> Result<CallDone, Stop> {
-        let mut event = recording.then(|| {
-            let mut e = self.pending_event(call, unix_seconds(finished.started));
+        let mut event = finished.times.map(|times| {
+            let mut e = self.pending_event(call, times.started_at);
             e.pending = None;
-            e.completed_at = Some(unix_seconds(SystemTime::now()));
-            e.working_time = Some(finished.working_time);
+            e.completed_at = Some(times.completed_at);
+            e.working_time = Some(times.working_time);
             e.approval = finished.approval;
             if let Some(modified) = e
                 .approval
@@ -266,7 +270,7 @@ impl Runner<'_> {
             Ok(Landed::Conversation(out)) => {
                 let out = *out;
                 done.extra = out.messages;
-                done.output = out.output;
+                done.output = out.output.map(Box::new);
                 (out.content, None, None)
             }
             Err(Failed::Tool(err, limit)) => {
@@ -340,9 +344,16 @@ impl Runner<'_> {
 
 /// What the runner knows of a call once its pipeline has ended.
 struct Finished<'a> {
-    started: SystemTime,
-    working_time: f64,
+    /// The event's times; `None` when no event is recorded.
+    times: Option<Times>,
     waiting: Duration,
     approval: Option<ApprovalEvent>,
     agent: Option<&'a ToolCallAgent>,
+}
+
+/// When a recorded call ran (Unix seconds) and how long it worked.
+struct Times {
+    started_at: f64,
+    completed_at: f64,
+    working_time: f64,
 }
