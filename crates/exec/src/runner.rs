@@ -1,6 +1,7 @@
 //! One call from start to event: the pending event, the pipeline (under an operator's cancel
 //! when a canceller is given), the tool message, and the completed event.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use actuator_events::{
@@ -14,6 +15,7 @@ use actuator_tool_core::{
     DEFAULT_MAX_OUTPUT, FatalToolError, ToolDef, ToolErrorKind, ToolOutput, truncate_tool_output,
 };
 use futures_util::future::Abortable;
+use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
@@ -62,7 +64,7 @@ impl Runner<'_> {
 
     fn emit(&self, event: ToolEvent) {
         if let Some(sink) = self.sink() {
-            sink.emit(Event::Tool(event));
+            sink.emit(Event::Tool(Box::new(event)));
         }
     }
 
@@ -129,7 +131,7 @@ impl Runner<'_> {
         );
         if self.sink().is_some() {
             let now = unix_seconds(SystemTime::now());
-            let mut event = self.pending_event(call, now);
+            let mut event = self.pending_event(call, Arc::new(call.arguments.clone()), now);
             event.pending = None;
             event.error = Some(error);
             event.completed_at = Some(now);
@@ -150,11 +152,17 @@ impl Runner<'_> {
         }
     }
 
-    fn pending_event(&self, call: &ToolCall, started_at: f64) -> ToolEvent {
+    /// A pending event of `call`; `arguments` are the call's, shared with its other event.
+    fn pending_event(
+        &self,
+        call: &ToolCall,
+        arguments: Arc<Map<String, Value>>,
+        started_at: f64,
+    ) -> ToolEvent {
         let mut event = ToolEvent::pending(
             call.id.clone(),
             call.function.clone(),
-            call.arguments.clone(),
+            arguments,
             started_at,
         );
         event.span_id.clone_from(&self.options.span_id);
@@ -169,11 +177,16 @@ impl Runner<'_> {
             // tools get: it costs a copy of the run's extensions).
             let recording = self.options.events.is_some();
             // One wall-clock read per call: the end is the start plus the monotonic elapsed
-            // time.
-            let clock = recording.then(|| (unix_seconds(SystemTime::now()), Instant::now()));
+            // time. The two events share one copy of the arguments.
+            let recorded = recording.then(|| Recorded {
+                started_at: unix_seconds(SystemTime::now()),
+                clock: Instant::now(),
+                arguments: Arc::new(call.arguments.clone()),
+            });
             let mut extensions = None;
-            if let Some((started_at, _)) = clock {
-                self.emit(self.pending_event(call, started_at));
+            if let Some(r) = &recorded {
+                let arguments = Arc::clone(&r.arguments);
+                self.emit(self.pending_event(call, arguments, r.started_at));
                 let runs_agent = self
                     .lookup(&call.function)
                     .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
@@ -198,12 +211,13 @@ impl Runner<'_> {
                 }
             };
             let finished = Finished {
-                times: clock.map(|(started_at, clock)| {
-                    let elapsed = clock.elapsed();
+                times: recorded.map(|r| {
+                    let elapsed = r.clock.elapsed();
                     Times {
-                        started_at,
-                        completed_at: started_at + elapsed.as_secs_f64(),
+                        started_at: r.started_at,
+                        completed_at: r.started_at + elapsed.as_secs_f64(),
                         working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
+                        arguments: r.arguments,
                     }
                 }),
                 waiting: attempt.approval_wait,
@@ -238,7 +252,7 @@ impl Runner<'_> {
         finished: Finished<'_>,
     ) -> Result<CallDone, Stop> {
         let mut event = finished.times.map(|times| {
-            let mut e = self.pending_event(call, times.started_at);
+            let mut e = self.pending_event(call, times.arguments, times.started_at);
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);
@@ -248,7 +262,7 @@ impl Runner<'_> {
                 .as_ref()
                 .and_then(|a| a.modified_arguments.as_ref())
             {
-                e.arguments.clone_from(modified);
+                e.arguments = Arc::new(modified.clone());
             }
             if let Some(slot) = finished.agent {
                 e.agent = slot.agent();
@@ -351,9 +365,19 @@ struct Finished<'a> {
     agent: Option<&'a ToolCallAgent>,
 }
 
-/// When a recorded call ran (Unix seconds) and how long it worked.
+/// What a recorded call's completed event takes from its start.
+struct Recorded {
+    /// Unix seconds.
+    started_at: f64,
+    clock: Instant,
+    arguments: Arc<Map<String, Value>>,
+}
+
+/// When a recorded call ran (Unix seconds), how long it worked, and its arguments as its
+/// pending event has them.
 struct Times {
     started_at: f64,
     completed_at: f64,
     working_time: f64,
+    arguments: Arc<Map<String, Value>>,
 }
