@@ -43,96 +43,18 @@ impl Runner<'_> {
         };
         // 4. Validation (before approval: approvers only see valid calls, D2).
         def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
-        // 5. Approval.
-        let mut call_ref = call;
-        let modified_call;
-        if !self.options.approval.is_empty() {
-            let view = match def.viewer() {
-                None => default_view(call),
-                Some(viewer) => {
-                    match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        viewer.view(&call.function, &call.arguments)
-                    })) {
-                        Ok(mut v) => {
-                            // Templates name arguments as `{{param}}` (the reference's
-                            // substitute_tool_call_content).
-                            v.call = v.call.map(|c| c.substitute(&call.arguments));
-                            v.context = v.context.map(|c| c.substitute(&call.arguments));
-                            if v.call.is_none() {
-                                v.call = default_view(call).call;
-                            }
-                            v
-                        }
-                        Err(payload) => {
-                            return Err(fail(
-                                ToolError::approval(Some(&format!(
-                                    "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
-                                    call.function,
-                                    panic_message(payload.as_ref())
-                                ))),
-                                Some(def),
-                            ));
-                        }
-                    }
-                }
-            };
-            let text = self.assistant.content.text();
-            let history_end = self.messages.len().saturating_sub(1);
-            let request = ApprovalRequest {
-                message: &text,
-                call,
-                view: &view,
-                history: &self.messages[..history_end],
-            };
-            let waited = Instant::now();
-            let decided = AssertUnwindSafe(apply_policies(&self.options.approval, request))
-                .catch_unwind()
-                .await
-                .map_err(|p| {
-                    Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
-                        "an approver panicked: {}",
-                        panic_message(p.as_ref())
-                    ))))
-                })?;
-            attempt.approval_wait = waited.elapsed();
-            let approval = decided.approval;
-            let mut recorded = ApprovalEvent::new(approval.decision);
-            recorded.approver = decided.approver;
-            recorded.explanation.clone_from(&approval.explanation);
-            recorded.modified_arguments = approval.modified.as_ref().map(|m| m.arguments.clone());
-            attempt.approval = Some(recorded);
-            match approval.decision {
-                ApprovalDecision::Approve => {}
-                ApprovalDecision::Modify => match approval.modified {
-                    None => {
-                        return Err(fail(
-                            ToolError::approval(Some(
-                                "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
-                            )),
-                            Some(def),
-                        ));
-                    }
-                    Some(m) if m.function != call.function => {
-                        return Err(Failed::Stop(Stop::BadModify {
-                            modified: m.function,
-                        }));
-                    }
-                    Some(m) => {
-                        modified_call = m;
-                        call_ref = &modified_call;
-                        arguments = Value::Object(call_ref.arguments.clone());
-                        // A modified call is validated again.
-                        def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
-                    }
-                },
-                ApprovalDecision::Reject | ApprovalDecision::Escalate => {
-                    return Err(fail(
-                        ToolError::approval(approval.explanation.as_deref()),
-                        Some(def),
-                    ));
-                }
-                ApprovalDecision::Terminate => return Err(Failed::Stop(Stop::Terminated)),
-            }
+        // 5. Approval. Its state lives in its own (boxed) future: most runs have no
+        // approvers, and every call's future would otherwise carry it.
+        let modified_call = if self.options.approval.is_empty() {
+            None
+        } else {
+            Box::pin(self.approve(call, def, attempt)).await?
+        };
+        let call_ref = modified_call.as_deref().unwrap_or(call);
+        if let Some(m) = &modified_call {
+            arguments = Value::Object(m.arguments.clone());
+            // A modified call is validated again.
+            def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
         }
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
@@ -164,7 +86,8 @@ impl Runner<'_> {
         };
         let guarded = AssertUnwindSafe(invoke).catch_unwind();
         let result = match def.timeout() {
-            Some(t) => match tokio::time::timeout(t, guarded).await {
+            // Boxed: the timer would otherwise enlarge the future of every call, timed or not.
+            Some(t) => match Box::pin(tokio::time::timeout(t, guarded)).await {
                 Ok(r) => r,
                 Err(_) => return Err(Failed::Tool(ToolError::timeout(), limit)),
             },
@@ -183,6 +106,84 @@ impl Runner<'_> {
                 call.function,
                 panic_message(payload.as_ref())
             ))))),
+        }
+    }
+
+    /// Asks the approvers about a valid call (step 5): `Ok(Some(_))` is the modified call to
+    /// run instead, `Ok(None)` approval as is; the decision is recorded on `attempt`.
+    async fn approve(
+        &self,
+        call: &ToolCall,
+        def: &ToolDef,
+        attempt: &mut Attempt,
+    ) -> Result<Option<Box<ToolCall>>, Failed> {
+        let fail = |e: ToolError| Failed::Tool(e, self.limit_for(Some(def)));
+        let view = match def.viewer() {
+            None => default_view(call),
+            Some(viewer) => {
+                match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    viewer.view(&call.function, &call.arguments)
+                })) {
+                    Ok(mut v) => {
+                        // Templates name arguments as `{{param}}` (the reference's
+                        // substitute_tool_call_content).
+                        v.call = v.call.map(|c| c.substitute(&call.arguments));
+                        v.context = v.context.map(|c| c.substitute(&call.arguments));
+                        if v.call.is_none() {
+                            v.call = default_view(call).call;
+                        }
+                        v
+                    }
+                    Err(payload) => {
+                        return Err(fail(ToolError::approval(Some(&format!(
+                            "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
+                            call.function,
+                            panic_message(payload.as_ref())
+                        )))));
+                    }
+                }
+            }
+        };
+        let text = self.assistant.content.text();
+        let history_end = self.messages.len().saturating_sub(1);
+        let request = ApprovalRequest {
+            message: &text,
+            call,
+            view: &view,
+            history: &self.messages[..history_end],
+        };
+        let waited = Instant::now();
+        let decided = AssertUnwindSafe(apply_policies(&self.options.approval, request))
+            .catch_unwind()
+            .await
+            .map_err(|p| {
+                Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
+                    "an approver panicked: {}",
+                    panic_message(p.as_ref())
+                ))))
+            })?;
+        attempt.approval_wait = waited.elapsed();
+        let approval = decided.approval;
+        let mut recorded = ApprovalEvent::new(approval.decision);
+        recorded.approver = decided.approver;
+        recorded.explanation.clone_from(&approval.explanation);
+        recorded.modified_arguments = approval.modified.as_ref().map(|m| m.arguments.clone());
+        attempt.approval = Some(Box::new(recorded));
+        match approval.decision {
+            ApprovalDecision::Approve => Ok(None),
+            ApprovalDecision::Modify => match approval.modified {
+                None => Err(fail(ToolError::approval(Some(
+                    "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
+                )))),
+                Some(m) if m.function != call.function => Err(Failed::Stop(Stop::BadModify {
+                    modified: m.function,
+                })),
+                Some(m) => Ok(Some(Box::new(m))),
+            },
+            ApprovalDecision::Reject | ApprovalDecision::Escalate => {
+                Err(fail(ToolError::approval(approval.explanation.as_deref())))
+            }
+            ApprovalDecision::Terminate => Err(Failed::Stop(Stop::Terminated)),
         }
     }
 }

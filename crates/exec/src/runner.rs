@@ -49,7 +49,9 @@ pub(crate) struct Runner<'a> {
 
 /// What happened to one call before it produced a result.
 pub(crate) struct Attempt {
-    pub(crate) approval: Option<ApprovalEvent>,
+    /// Boxed: only calls asked of approvers have one, and an attempt lives in every call's
+    /// future.
+    pub(crate) approval: Option<Box<ApprovalEvent>>,
     pub(crate) approval_wait: Duration,
 }
 
@@ -62,9 +64,9 @@ impl Runner<'_> {
         self.options.events.as_deref()
     }
 
-    fn emit(&self, event: ToolEvent) {
+    fn emit(&self, event: Box<ToolEvent>) {
         if let Some(sink) = self.sink() {
-            sink.emit(Event::Tool(Box::new(event)));
+            sink.emit(Event::Tool(event));
         }
     }
 
@@ -153,18 +155,20 @@ impl Runner<'_> {
     }
 
     /// A pending event of `call`; `arguments` are the call's, shared with its other event.
+    /// Boxed from the start, as the sink takes it: the event is large, and is then moved as
+    /// a pointer.
     fn pending_event(
         &self,
         call: &ToolCall,
         arguments: Arc<Map<String, Value>>,
         started_at: f64,
-    ) -> ToolEvent {
-        let mut event = ToolEvent::pending(
+    ) -> Box<ToolEvent> {
+        let mut event = Box::new(ToolEvent::pending(
             call.id.clone(),
             call.function.clone(),
             arguments,
             started_at,
-        );
+        ));
         event.span_id.clone_from(&self.options.span_id);
         event
     }
@@ -256,7 +260,7 @@ impl Runner<'_> {
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);
-            e.approval = finished.approval;
+            e.approval = finished.approval.map(|a| *a);
             if let Some(modified) = e
                 .approval
                 .as_ref()
@@ -361,7 +365,7 @@ struct Finished<'a> {
     /// The event's times; `None` when no event is recorded.
     times: Option<Times>,
     waiting: Duration,
-    approval: Option<ApprovalEvent>,
+    approval: Option<Box<ApprovalEvent>>,
     agent: Option<&'a ToolCallAgent>,
 }
 
