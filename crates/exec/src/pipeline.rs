@@ -2,6 +2,7 @@
 //! deserialization, invocation under the tool's timeout with panics caught.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Instant;
 
 use actuator_events::{ApprovalEvent, LimitExceeded};
@@ -12,28 +13,45 @@ use actuator_tool_core::{
     ToolOutput, check_nesting_depth,
 };
 use futures_util::FutureExt;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
 use crate::conversation::ConversationHandler;
 use crate::runner::{Attempt, Runner, Stop};
 
+/// A call after the checks that need no waiting (steps 1–4).
+pub(crate) struct Checked<'a> {
+    /// The tool to run, or why the call fails.
+    pub(crate) def: Result<&'a ToolDef, Failed>,
+    /// The call's arguments: the copy the checks read, shared with the tool (read in place)
+    /// and with the call's events.
+    pub(crate) arguments: Arc<Map<String, Value>>,
+}
+
 impl Runner<'_> {
-    /// The per-call pipeline up to the tool's result (§6.3); `extensions` are the call's.
-    pub(crate) async fn pipeline(
-        &self,
-        call: &ToolCall,
-        extensions: &Extensions,
-        attempt: &mut Attempt,
-    ) -> Result<Landed, Failed> {
+    /// Steps 1–4 of the pipeline: parse error, nesting, lookup and validation. They wait for
+    /// nothing and emit nothing; the copy of the arguments they check is the call's only one.
+    pub(crate) fn check(&self, call: &ToolCall) -> Checked<'_> {
         let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
         // 1. The provider's arguments could not be parsed.
         if let Some(parse_error) = &call.parse_error {
-            return Err(fail(ToolError::parsing(parse_error.clone()), None));
+            return Checked {
+                def: Err(fail(ToolError::parsing(parse_error.clone()), None)),
+                arguments: Arc::new(call.arguments.clone()),
+            };
         }
+        let arguments = Value::Object(call.arguments.clone());
+        Checked {
+            def: self.check_arguments(call, &arguments),
+            arguments: Arc::new(into_object(arguments)),
+        }
+    }
+
+    /// Steps 2–4 on the call's `arguments` (an object).
+    fn check_arguments(&self, call: &ToolCall, arguments: &Value) -> Result<&ToolDef, Failed> {
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
         // 2. Nesting, before anything walks the arguments recursively.
-        let mut arguments = Value::Object(call.arguments.clone());
-        check_nesting_depth(&arguments).map_err(|e| fail(e, None))?;
+        check_nesting_depth(arguments).map_err(|e| fail(e, None))?;
         // 3. Lookup.
         let Some(def) = self.lookup(&call.function) else {
             return Err(fail(
@@ -42,7 +60,22 @@ impl Runner<'_> {
             ));
         };
         // 4. Validation (before approval: approvers only see valid calls, D2).
-        def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
+        def.validate(arguments).map_err(|e| fail(e, Some(def)))?;
+        Ok(def)
+    }
+
+    /// The rest of the per-call pipeline (§6.3), after [`Runner::check`], up to the tool's
+    /// result; `extensions` are the call's.
+    pub(crate) async fn pipeline(
+        &self,
+        call: &ToolCall,
+        checked: Result<&ToolDef, Failed>,
+        arguments: &Arc<Map<String, Value>>,
+        extensions: &Extensions,
+        attempt: &mut Attempt,
+    ) -> Result<Landed, Failed> {
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
+        let def = checked?;
         // 5. Approval. Its state lives in its own (boxed) future: most runs have no
         // approvers, and every call's future would otherwise carry it.
         let modified_call = if self.options.approval.is_empty() {
@@ -51,11 +84,15 @@ impl Runner<'_> {
             Box::pin(self.approve(call, def, attempt)).await?
         };
         let call_ref = modified_call.as_deref().unwrap_or(call);
-        if let Some(m) = &modified_call {
-            arguments = Value::Object(m.arguments.clone());
-            // A modified call is validated again.
-            def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
-        }
+        let arguments = match &modified_call {
+            None => Arc::clone(arguments),
+            Some(m) => {
+                let modified = Value::Object(m.arguments.clone());
+                // A modified call is validated again.
+                def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
+                Arc::new(into_object(modified))
+            }
+        };
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
         let invoke = async {
@@ -68,7 +105,7 @@ impl Runner<'_> {
                         ))
                         .into());
                     };
-                    let args = ToolArgs::from_value(arguments)?;
+                    let args = ToolArgs::shared(arguments);
                     handler
                         .0
                         .call(self.messages, call_ref, args, extensions)
@@ -78,7 +115,7 @@ impl Runner<'_> {
                 _ => {
                     let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
                     ctx.extensions = extensions.clone();
-                    def.call(arguments, ctx)
+                    def.call_args(ToolArgs::shared(arguments), ctx)
                         .await
                         .map(|output| Landed::Output { output, limit })
                 }
@@ -185,6 +222,14 @@ impl Runner<'_> {
             }
             ApprovalDecision::Terminate => Err(Failed::Stop(Stop::Terminated)),
         }
+    }
+}
+
+/// The map of an arguments value built from one (`Value::Object`).
+fn into_object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
     }
 }
 

@@ -21,7 +21,7 @@ use tracing::Instrument;
 use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
 use crate::error::ExecError;
 use crate::execute::{CANCELLED_BY_SIBLING, ExecuteOptions};
-use crate::pipeline::{Failed, Landed};
+use crate::pipeline::{Checked, Failed, Landed};
 
 /// A finished call.
 pub(crate) struct CallDone {
@@ -181,16 +181,19 @@ impl Runner<'_> {
             // tools get: it costs a copy of the run's extensions).
             let recording = self.options.events.is_some();
             // One wall-clock read per call: the end is the start plus the monotonic elapsed
-            // time. The two events share one copy of the arguments.
+            // time.
             let recorded = recording.then(|| Recorded {
                 started_at: unix_seconds(SystemTime::now()),
                 clock: Instant::now(),
-                arguments: Arc::new(call.arguments.clone()),
             });
+            // The checks wait for nothing and emit nothing, so the pending event still comes
+            // before anything else of this call, and it shares the one copy of the arguments
+            // they made (as do the tool and the completed event).
+            let Checked { def, arguments } = self.check(call);
             let mut extensions = None;
             if let Some(r) = &recorded {
-                let arguments = Arc::clone(&r.arguments);
-                self.emit(self.pending_event(call, arguments, r.started_at));
+                let pending = self.pending_event(call, Arc::clone(&arguments), r.started_at);
+                self.emit(pending);
                 let runs_agent = self
                     .lookup(&call.function)
                     .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
@@ -205,13 +208,12 @@ impl Runner<'_> {
                 approval: None,
                 approval_wait: Duration::ZERO,
             };
+            let pipeline = self.pipeline(call, def, &arguments, extensions, &mut attempt);
             let outcome = match extensions.get::<ToolCallCanceller>() {
-                None => Some(self.pipeline(call, extensions, &mut attempt).await),
+                None => Some(pipeline.await),
                 Some(canceller) => {
                     let (_registered, registration) = canceller.register(&call.id);
-                    Abortable::new(self.pipeline(call, extensions, &mut attempt), registration)
-                        .await
-                        .ok()
+                    Abortable::new(pipeline, registration).await.ok()
                 }
             };
             let finished = Finished {
@@ -221,7 +223,7 @@ impl Runner<'_> {
                         started_at: r.started_at,
                         completed_at: r.started_at + elapsed.as_secs_f64(),
                         working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
-                        arguments: r.arguments,
+                        arguments,
                     }
                 }),
                 waiting: attempt.approval_wait,
@@ -369,12 +371,10 @@ struct Finished<'a> {
     agent: Option<&'a ToolCallAgent>,
 }
 
-/// What a recorded call's completed event takes from its start.
+/// When a recorded call started: Unix seconds, and the monotonic clock.
 struct Recorded {
-    /// Unix seconds.
     started_at: f64,
     clock: Instant,
-    arguments: Arc<Map<String, Value>>,
 }
 
 /// When a recorded call ran (Unix seconds), how long it worked, and its arguments as its
