@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_events::EventSink;
-use actuator_model::{ChatMessage, ModelOutput};
+use actuator_model::{ChatMessage, ModelOutput, ToolCall};
 use actuator_tool_core::{Extensions, ToolDef, ToolDefError};
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -198,6 +198,17 @@ pub async fn execute_tools(
             waiting: d.waiting,
         });
     }
+    // Boxed: the stage machinery's state would otherwise be part of every execute_tools
+    // future, one-call turns included, and several calls already cost an allocation each.
+    Box::pin(run_stages(&runner, calls)).await
+}
+
+/// Runs several calls, stage by stage (§6.2), and assembles their messages in declared order.
+async fn run_stages(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+) -> Result<ExecuteToolsResult, ExecError> {
+    let options = runner.options;
     let parallel: Vec<bool> = calls
         .iter()
         .map(|c| runner.lookup(&c.function).is_some_and(ToolDef::parallel))
@@ -216,7 +227,7 @@ pub async fn execute_tools(
         let cap = options.max_concurrency.unwrap_or(usize::MAX).max(1);
         if let Some(workers) = crate::spread::spreads(stage.len()) {
             let spread =
-                crate::spread::run_stage(&runner, calls, stage.clone(), workers, cap, &mut done);
+                crate::spread::run_stage(runner, calls, stage.clone(), workers, cap, &mut done);
             if let Err((i, stop)) = spread.await {
                 for j in stage.clone() {
                     if j != i && done[j].is_none() {
