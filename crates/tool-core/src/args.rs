@@ -1,6 +1,5 @@
 //! Argument deserialization: a call's JSON arguments become typed parameters via serde.
 
-use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use serde::de::DeserializeOwned;
@@ -42,7 +41,7 @@ enum Inner {
     Shared {
         map: Arc<Map<String, Value>>,
         taken: u64,
-        rest: OnceLock<Map<String, Value>>,
+        rest: OnceLock<Box<Map<String, Value>>>,
     },
 }
 
@@ -120,7 +119,7 @@ impl ToolArgs {
         match &self.inner {
             Inner::Owned(map) => map,
             Inner::Shared { map, taken: 0, .. } => map,
-            Inner::Shared { map, taken, rest } => rest.get_or_init(|| left(map, *taken)),
+            Inner::Shared { map, taken, rest } => rest.get_or_init(|| Box::new(left(map, *taken))),
         }
     }
 
@@ -133,20 +132,29 @@ impl ToolArgs {
         }
     }
 
-    /// Takes the parameter `name` out of the arguments not yet taken.
-    fn take(&mut self, name: &str) -> Option<Cow<'_, Value>> {
+    /// Takes the parameter `name` out of the arguments not yet taken and hands it to `read`
+    /// (`None` when it is missing).
+    #[inline]
+    fn take<R>(&mut self, name: &str, read: impl FnOnce(Option<&Value>) -> R) -> R {
         match &mut self.inner {
-            Inner::Owned(map) => map.remove(name).map(Cow::Owned),
+            Inner::Owned(map) => read(map.remove(name).as_ref()),
             Inner::Shared { map, taken, rest } => {
                 // A linear scan: tools take a few parameters, and comparing a few short keys
                 // costs less than hashing one.
-                let (i, (_, value)) = map
+                let found = map
                     .iter()
                     .enumerate()
-                    .find(|(i, (key, _))| *taken & (1 << i) == 0 && key.as_str() == name)?;
-                *taken |= 1 << i;
-                rest.take();
-                Some(Cow::Borrowed(value))
+                    .find(|(i, (key, _))| *taken & (1 << i) == 0 && key.as_str() == name);
+                match found {
+                    None => read(None),
+                    Some((i, (_, value))) => {
+                        *taken |= 1 << i;
+                        if rest.get().is_some() {
+                            rest.take();
+                        }
+                        read(Some(value))
+                    }
+                }
             }
         }
     }
@@ -154,23 +162,22 @@ impl ToolArgs {
     /// Takes a parameter. When it is missing, a type that accepts `null` (such as `Option<T>`)
     /// gets that value; any other type is an error.
     pub fn required<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
-        match self.take(name) {
-            Some(value) => convert(name, &value),
+        self.take(name, |value| match value {
+            Some(value) => convert(name, value),
             None => T::deserialize(Value::Null).map_err(|_| {
                 ToolError::parsing(format!(
                     "Required parameter {name} not provided to tool call."
                 ))
             }),
-        }
+        })
     }
 
     /// Takes a parameter, or `None` when it is missing or `null`.
     pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, ToolError> {
-        match self.take(name) {
-            None => Ok(None),
-            Some(value) if value.is_null() => Ok(None),
-            Some(value) => convert(name, &value).map(Some),
-        }
+        self.take(name, |value| match value {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => convert(name, value).map(Some),
+        })
     }
 
     /// Takes a parameter, or computes its default when it is missing.
@@ -179,10 +186,10 @@ impl ToolArgs {
         name: &str,
         default: impl FnOnce() -> T,
     ) -> Result<T, ToolError> {
-        match self.take(name) {
-            Some(value) => convert(name, &value),
+        self.take(name, |value| match value {
+            Some(value) => convert(name, value),
             None => Ok(default()),
-        }
+        })
     }
 
     /// Takes a parameter, or `T::default()` when it is missing.
