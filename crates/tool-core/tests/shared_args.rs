@@ -86,7 +86,7 @@ fn the_whole_arguments_come_out_as_a_map_or_a_struct() {
 #[test]
 fn more_entries_than_shared_bits_are_copied_and_still_work() {
     let wide: Map<String, Value> = (0..100).map(|i| (format!("k{i}"), json!(i))).collect();
-    let mut shared = ToolArgs::shared(Arc::new(wide.clone()));
+    let mut shared = ToolArgs::shared(Arc::new(wide));
     for i in (0..100).rev() {
         assert_eq!(shared.required::<i64>(&format!("k{i}")).unwrap(), i);
     }
