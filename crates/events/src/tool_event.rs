@@ -1,7 +1,7 @@
 //! The event of one tool call, from its start (pending) to its result, and the slot through
 //! which a tool that runs an agent names it on that event.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use actuator_model::{MessageContent, ToolCallError};
 use serde::{Deserialize, Serialize};
@@ -61,8 +61,9 @@ pub struct ToolEvent {
     pub id: String,
     /// The tool called.
     pub function: String,
-    /// The arguments the call ran with (after an approver's modification).
-    pub arguments: Map<String, Value>,
+    /// The arguments the call ran with (after an approver's modification), shared between
+    /// the call's pending and completed events.
+    pub arguments: Arc<Map<String, Value>>,
     /// The result content (after truncation), as the model sees it.
     #[serde(default)]
     pub result: MessageContent,
@@ -114,13 +115,13 @@ impl ToolEvent {
     pub fn pending(
         id: impl Into<String>,
         function: impl Into<String>,
-        arguments: Map<String, Value>,
+        arguments: impl Into<Arc<Map<String, Value>>>,
         started_at: f64,
     ) -> Self {
         ToolEvent {
             id: id.into(),
             function: function.into(),
-            arguments,
+            arguments: arguments.into(),
             result: MessageContent::default(),
             error: None,
             truncated: None,

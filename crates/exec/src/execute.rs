@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_events::EventSink;
-use actuator_model::{ChatMessage, ModelOutput};
+use actuator_model::{ChatMessage, ModelOutput, ToolCall};
 use actuator_tool_core::{Extensions, ToolDef, ToolDefError};
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -128,16 +128,30 @@ pub fn plan_stages(parallel: &[bool]) -> Vec<std::ops::Range<usize>> {
 
 /// Checks that no two tools share a name (D7).
 pub fn check_tool_names(tools: &[ToolDef]) -> Result<(), ToolDefError> {
+    let duplicate = |name: &str| ToolDefError::DuplicateName {
+        name: name.to_owned(),
+    };
+    // Every `execute_tools` call checks: a few tools are compared pairwise, without the set's
+    // allocation and hashing.
+    if tools.len() <= PAIRWISE_NAME_CHECK {
+        for (i, tool) in tools.iter().enumerate() {
+            if tools[..i].iter().any(|t| t.name() == tool.name()) {
+                return Err(duplicate(tool.name()));
+            }
+        }
+        return Ok(());
+    }
     let mut seen = HashSet::with_capacity(tools.len());
     for tool in tools {
         if !seen.insert(tool.name()) {
-            return Err(ToolDefError::DuplicateName {
-                name: tool.name().to_owned(),
-            });
+            return Err(duplicate(tool.name()));
         }
     }
     Ok(())
 }
+
+/// Up to this many tools, [`check_tool_names`] compares names pairwise.
+const PAIRWISE_NAME_CHECK: usize = 16;
 
 /// Runs the tool calls of the last message, if it is an assistant message with calls.
 ///
@@ -169,6 +183,32 @@ pub async fn execute_tools(
         tools,
         options,
     };
+    // One call (most turns) is one stage of one call: run it without the stage bookkeeping.
+    if let [call] = calls {
+        let d = match runner.run_call(call).await {
+            Ok(d) => d,
+            Err(stop) => return Err(runner.stopped(stop, call, Vec::new())),
+        };
+        let mut messages = Vec::with_capacity(1 + d.extra.len());
+        messages.push(d.message);
+        messages.extend(d.extra);
+        return Ok(ExecuteToolsResult {
+            messages,
+            output: d.output.map(|o| *o),
+            waiting: d.waiting,
+        });
+    }
+    // Boxed: the stage machinery's state would otherwise be part of every execute_tools
+    // future, one-call turns included, and several calls already cost an allocation each.
+    Box::pin(run_stages(&runner, calls)).await
+}
+
+/// Runs several calls, stage by stage (§6.2), and assembles their messages in declared order.
+async fn run_stages(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+) -> Result<ExecuteToolsResult, ExecError> {
+    let options = runner.options;
     let parallel: Vec<bool> = calls
         .iter()
         .map(|c| runner.lookup(&c.function).is_some_and(ToolDef::parallel))
@@ -187,7 +227,7 @@ pub async fn execute_tools(
         let cap = options.max_concurrency.unwrap_or(usize::MAX).max(1);
         if let Some(workers) = crate::spread::spreads(stage.len()) {
             let spread =
-                crate::spread::run_stage(&runner, calls, stage.clone(), workers, cap, &mut done);
+                crate::spread::run_stage(runner, calls, stage.clone(), workers, cap, &mut done);
             if let Err((i, stop)) = spread.await {
                 for j in stage.clone() {
                     if j != i && done[j].is_none() {
@@ -230,8 +270,8 @@ pub async fn execute_tools(
         result.messages.push(d.message);
         result.messages.extend(d.extra);
         result.waiting += d.waiting;
-        if d.output.is_some() {
-            result.output = d.output;
+        if let Some(output) = d.output {
+            result.output = Some(*output);
         }
     }
     Ok(result)

@@ -2,6 +2,7 @@
 //! deserialization, invocation under the tool's timeout with panics caught.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Instant;
 
 use actuator_events::{ApprovalEvent, LimitExceeded};
@@ -12,28 +13,45 @@ use actuator_tool_core::{
     ToolOutput, check_nesting_depth,
 };
 use futures_util::FutureExt;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
 use crate::conversation::ConversationHandler;
 use crate::runner::{Attempt, Runner, Stop};
 
+/// A call after the checks that need no waiting (steps 1–4).
+pub(crate) struct Checked<'a> {
+    /// The tool to run, or why the call fails.
+    pub(crate) def: Result<&'a ToolDef, Failed>,
+    /// The call's arguments: the copy the checks read, shared with the tool (read in place)
+    /// and with the call's events.
+    pub(crate) arguments: Arc<Map<String, Value>>,
+}
+
 impl Runner<'_> {
-    /// The per-call pipeline up to the tool's result (§6.3); `extensions` are the call's.
-    pub(crate) async fn pipeline(
-        &self,
-        call: &ToolCall,
-        extensions: &Extensions,
-        attempt: &mut Attempt,
-    ) -> Result<Landed, Failed> {
+    /// Steps 1–4 of the pipeline: parse error, nesting, lookup and validation. They wait for
+    /// nothing and emit nothing; the copy of the arguments they check is the call's only one.
+    pub(crate) fn check(&self, call: &ToolCall) -> Checked<'_> {
         let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
         // 1. The provider's arguments could not be parsed.
         if let Some(parse_error) = &call.parse_error {
-            return Err(fail(ToolError::parsing(parse_error.clone()), None));
+            return Checked {
+                def: Err(fail(ToolError::parsing(parse_error.clone()), None)),
+                arguments: Arc::new(call.arguments.clone()),
+            };
         }
+        let arguments = Value::Object(call.arguments.clone());
+        Checked {
+            def: self.check_arguments(call, &arguments),
+            arguments: Arc::new(into_object(arguments)),
+        }
+    }
+
+    /// Steps 2–4 on the call's `arguments` (an object).
+    fn check_arguments(&self, call: &ToolCall, arguments: &Value) -> Result<&ToolDef, Failed> {
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
         // 2. Nesting, before anything walks the arguments recursively.
-        let mut arguments = Value::Object(call.arguments.clone());
-        check_nesting_depth(&arguments).map_err(|e| fail(e, None))?;
+        check_nesting_depth(arguments).map_err(|e| fail(e, None))?;
         // 3. Lookup.
         let Some(def) = self.lookup(&call.function) else {
             return Err(fail(
@@ -42,98 +60,39 @@ impl Runner<'_> {
             ));
         };
         // 4. Validation (before approval: approvers only see valid calls, D2).
-        def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
-        // 5. Approval.
-        let mut call_ref = call;
-        let modified_call;
-        if !self.options.approval.is_empty() {
-            let view = match def.viewer() {
-                None => default_view(call),
-                Some(viewer) => {
-                    match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        viewer.view(&call.function, &call.arguments)
-                    })) {
-                        Ok(mut v) => {
-                            // Templates name arguments as `{{param}}` (the reference's
-                            // substitute_tool_call_content).
-                            v.call = v.call.map(|c| c.substitute(&call.arguments));
-                            v.context = v.context.map(|c| c.substitute(&call.arguments));
-                            if v.call.is_none() {
-                                v.call = default_view(call).call;
-                            }
-                            v
-                        }
-                        Err(payload) => {
-                            return Err(fail(
-                                ToolError::approval(Some(&format!(
-                                    "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
-                                    call.function,
-                                    panic_message(payload.as_ref())
-                                ))),
-                                Some(def),
-                            ));
-                        }
-                    }
-                }
-            };
-            let text = self.assistant.content.text();
-            let history_end = self.messages.len().saturating_sub(1);
-            let request = ApprovalRequest {
-                message: &text,
-                call,
-                view: &view,
-                history: &self.messages[..history_end],
-            };
-            let waited = Instant::now();
-            let decided = AssertUnwindSafe(apply_policies(&self.options.approval, request))
-                .catch_unwind()
-                .await
-                .map_err(|p| {
-                    Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
-                        "an approver panicked: {}",
-                        panic_message(p.as_ref())
-                    ))))
-                })?;
-            attempt.approval_wait = waited.elapsed();
-            let approval = decided.approval;
-            let mut recorded = ApprovalEvent::new(approval.decision);
-            recorded.approver = decided.approver;
-            recorded.explanation.clone_from(&approval.explanation);
-            recorded.modified_arguments = approval.modified.as_ref().map(|m| m.arguments.clone());
-            attempt.approval = Some(recorded);
-            match approval.decision {
-                ApprovalDecision::Approve => {}
-                ApprovalDecision::Modify => match approval.modified {
-                    None => {
-                        return Err(fail(
-                            ToolError::approval(Some(
-                                "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
-                            )),
-                            Some(def),
-                        ));
-                    }
-                    Some(m) if m.function != call.function => {
-                        return Err(Failed::Stop(Stop::BadModify {
-                            modified: m.function,
-                        }));
-                    }
-                    Some(m) => {
-                        modified_call = m;
-                        call_ref = &modified_call;
-                        arguments = Value::Object(call_ref.arguments.clone());
-                        // A modified call is validated again.
-                        def.validate(&arguments).map_err(|e| fail(e, Some(def)))?;
-                    }
-                },
-                ApprovalDecision::Reject | ApprovalDecision::Escalate => {
-                    return Err(fail(
-                        ToolError::approval(approval.explanation.as_deref()),
-                        Some(def),
-                    ));
-                }
-                ApprovalDecision::Terminate => return Err(Failed::Stop(Stop::Terminated)),
+        def.validate(arguments).map_err(|e| fail(e, Some(def)))?;
+        Ok(def)
+    }
+
+    /// The rest of the per-call pipeline (§6.3), after [`Runner::check`], up to the tool's
+    /// result; `extensions` are the call's.
+    pub(crate) async fn pipeline(
+        &self,
+        call: &ToolCall,
+        checked: Result<&ToolDef, Failed>,
+        arguments: &Arc<Map<String, Value>>,
+        extensions: &Extensions,
+        attempt: &mut Attempt,
+    ) -> Result<Landed, Failed> {
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
+        let def = checked?;
+        // 5. Approval. Its state lives in its own (boxed) future: most runs have no
+        // approvers, and every call's future would otherwise carry it.
+        let modified_call = if self.options.approval.is_empty() {
+            None
+        } else {
+            Box::pin(self.approve(call, def, attempt)).await?
+        };
+        let call_ref = modified_call.as_deref().unwrap_or(call);
+        let arguments = match &modified_call {
+            None => Arc::clone(arguments),
+            Some(m) => {
+                let modified = Value::Object(m.arguments.clone());
+                // A modified call is validated again.
+                def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
+                Arc::new(into_object(modified))
             }
-        }
+        };
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
         let invoke = async {
@@ -146,7 +105,7 @@ impl Runner<'_> {
                         ))
                         .into());
                     };
-                    let args = ToolArgs::from_value(arguments)?;
+                    let args = ToolArgs::shared(arguments);
                     handler
                         .0
                         .call(self.messages, call_ref, args, extensions)
@@ -156,7 +115,7 @@ impl Runner<'_> {
                 _ => {
                     let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
                     ctx.extensions = extensions.clone();
-                    def.call(arguments, ctx)
+                    def.call_args(ToolArgs::shared(arguments), ctx)
                         .await
                         .map(|output| Landed::Output { output, limit })
                 }
@@ -164,7 +123,8 @@ impl Runner<'_> {
         };
         let guarded = AssertUnwindSafe(invoke).catch_unwind();
         let result = match def.timeout() {
-            Some(t) => match tokio::time::timeout(t, guarded).await {
+            // Boxed: the timer would otherwise enlarge the future of every call, timed or not.
+            Some(t) => match Box::pin(tokio::time::timeout(t, guarded)).await {
                 Ok(r) => r,
                 Err(_) => return Err(Failed::Tool(ToolError::timeout(), limit)),
             },
@@ -184,6 +144,92 @@ impl Runner<'_> {
                 panic_message(payload.as_ref())
             ))))),
         }
+    }
+
+    /// Asks the approvers about a valid call (step 5): `Ok(Some(_))` is the modified call to
+    /// run instead, `Ok(None)` approval as is; the decision is recorded on `attempt`.
+    async fn approve(
+        &self,
+        call: &ToolCall,
+        def: &ToolDef,
+        attempt: &mut Attempt,
+    ) -> Result<Option<Box<ToolCall>>, Failed> {
+        let fail = |e: ToolError| Failed::Tool(e, self.limit_for(Some(def)));
+        let view = match def.viewer() {
+            None => default_view(call),
+            Some(viewer) => {
+                match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    viewer.view(&call.function, &call.arguments)
+                })) {
+                    Ok(mut v) => {
+                        // Templates name arguments as `{{param}}` (the reference's
+                        // substitute_tool_call_content).
+                        v.call = v.call.map(|c| c.substitute(&call.arguments));
+                        v.context = v.context.map(|c| c.substitute(&call.arguments));
+                        if v.call.is_none() {
+                            v.call = default_view(call).call;
+                        }
+                        v
+                    }
+                    Err(payload) => {
+                        return Err(fail(ToolError::approval(Some(&format!(
+                            "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
+                            call.function,
+                            panic_message(payload.as_ref())
+                        )))));
+                    }
+                }
+            }
+        };
+        let text = self.assistant.content.text();
+        let history_end = self.messages.len().saturating_sub(1);
+        let request = ApprovalRequest {
+            message: &text,
+            call,
+            view: &view,
+            history: &self.messages[..history_end],
+        };
+        let waited = Instant::now();
+        let decided = AssertUnwindSafe(apply_policies(&self.options.approval, request))
+            .catch_unwind()
+            .await
+            .map_err(|p| {
+                Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
+                    "an approver panicked: {}",
+                    panic_message(p.as_ref())
+                ))))
+            })?;
+        attempt.approval_wait = waited.elapsed();
+        let approval = decided.approval;
+        let mut recorded = ApprovalEvent::new(approval.decision);
+        recorded.approver = decided.approver;
+        recorded.explanation.clone_from(&approval.explanation);
+        recorded.modified_arguments = approval.modified.as_ref().map(|m| m.arguments.clone());
+        attempt.approval = Some(Box::new(recorded));
+        match approval.decision {
+            ApprovalDecision::Approve => Ok(None),
+            ApprovalDecision::Modify => match approval.modified {
+                None => Err(fail(ToolError::approval(Some(
+                    "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
+                )))),
+                Some(m) if m.function != call.function => Err(Failed::Stop(Stop::BadModify {
+                    modified: m.function,
+                })),
+                Some(m) => Ok(Some(Box::new(m))),
+            },
+            ApprovalDecision::Reject | ApprovalDecision::Escalate => {
+                Err(fail(ToolError::approval(approval.explanation.as_deref())))
+            }
+            ApprovalDecision::Terminate => Err(Failed::Stop(Stop::Terminated)),
+        }
+    }
+}
+
+/// The map of an arguments value built from one (`Value::Object`).
+fn into_object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
     }
 }
 

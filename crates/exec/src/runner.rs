@@ -1,6 +1,7 @@
 //! One call from start to event: the pending event, the pipeline (under an operator's cancel
 //! when a canceller is given), the tool message, and the completed event.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use actuator_events::{
@@ -14,18 +15,20 @@ use actuator_tool_core::{
     DEFAULT_MAX_OUTPUT, FatalToolError, ToolDef, ToolErrorKind, ToolOutput, truncate_tool_output,
 };
 use futures_util::future::Abortable;
+use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
 use crate::error::ExecError;
 use crate::execute::{CANCELLED_BY_SIBLING, ExecuteOptions};
-use crate::pipeline::{Failed, Landed};
+use crate::pipeline::{Checked, Failed, Landed};
 
 /// A finished call.
 pub(crate) struct CallDone {
     pub(crate) message: ChatMessage,
     pub(crate) extra: Vec<ChatMessage>,
-    pub(crate) output: Option<ModelOutput>,
+    /// Boxed: only conversation-taking tools return one, and every call's result is moved.
+    pub(crate) output: Option<Box<ModelOutput>>,
     pub(crate) waiting: Duration,
 }
 
@@ -46,7 +49,9 @@ pub(crate) struct Runner<'a> {
 
 /// What happened to one call before it produced a result.
 pub(crate) struct Attempt {
-    pub(crate) approval: Option<ApprovalEvent>,
+    /// Boxed: only calls asked of approvers have one, and an attempt lives in every call's
+    /// future.
+    pub(crate) approval: Option<Box<ApprovalEvent>>,
     pub(crate) approval_wait: Duration,
 }
 
@@ -59,7 +64,7 @@ impl Runner<'_> {
         self.options.events.as_deref()
     }
 
-    fn emit(&self, event: ToolEvent) {
+    fn emit(&self, event: Box<ToolEvent>) {
         if let Some(sink) = self.sink() {
             sink.emit(Event::Tool(event));
         }
@@ -128,7 +133,7 @@ impl Runner<'_> {
         );
         if self.sink().is_some() {
             let now = unix_seconds(SystemTime::now());
-            let mut event = self.pending_event(call, now);
+            let mut event = self.pending_event(call, Arc::new(call.arguments.clone()), now);
             event.pending = None;
             event.error = Some(error);
             event.completed_at = Some(now);
@@ -149,13 +154,21 @@ impl Runner<'_> {
         }
     }
 
-    fn pending_event(&self, call: &ToolCall, started_at: f64) -> ToolEvent {
-        let mut event = ToolEvent::pending(
+    /// A pending event of `call`; `arguments` are the call's, shared with its other event.
+    /// Boxed from the start, as the sink takes it: the event is large, and is then moved as
+    /// a pointer.
+    fn pending_event(
+        &self,
+        call: &ToolCall,
+        arguments: Arc<Map<String, Value>>,
+        started_at: f64,
+    ) -> Box<ToolEvent> {
+        let mut event = Box::new(ToolEvent::pending(
             call.id.clone(),
             call.function.clone(),
-            call.arguments.clone(),
+            arguments,
             started_at,
-        );
+        ));
         event.span_id.clone_from(&self.options.span_id);
         event
     }
@@ -163,15 +176,24 @@ impl Runner<'_> {
     pub(crate) async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
         let span = tracing::info_span!("tool_call", tool = %call.function, call_id = %call.id);
         async move {
-            let started = SystemTime::now();
-            let clock = Instant::now();
-            // Without a sink no event is seen: skip building them, and the per-call slot a
-            // tool that runs an agent fills in (which only such tools get: it costs a copy of
-            // the run's extensions).
+            // Without a sink no event is seen: skip building them, reading the clocks for
+            // them, and the per-call slot a tool that runs an agent fills in (which only such
+            // tools get: it costs a copy of the run's extensions).
             let recording = self.options.events.is_some();
+            // One wall-clock read per call: the end is the start plus the monotonic elapsed
+            // time.
+            let recorded = recording.then(|| Recorded {
+                started_at: unix_seconds(SystemTime::now()),
+                clock: Instant::now(),
+            });
+            // The checks wait for nothing and emit nothing, so the pending event still comes
+            // before anything else of this call, and it shares the one copy of the arguments
+            // they made (as do the tool and the completed event).
+            let Checked { def, arguments } = self.check(call);
             let mut extensions = None;
-            if recording {
-                self.emit(self.pending_event(call, unix_seconds(started)));
+            if let Some(r) = &recorded {
+                let pending = self.pending_event(call, Arc::clone(&arguments), r.started_at);
+                self.emit(pending);
                 let runs_agent = self
                     .lookup(&call.function)
                     .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
@@ -186,27 +208,30 @@ impl Runner<'_> {
                 approval: None,
                 approval_wait: Duration::ZERO,
             };
+            let pipeline = self.pipeline(call, def, &arguments, extensions, &mut attempt);
             let outcome = match extensions.get::<ToolCallCanceller>() {
-                None => Some(self.pipeline(call, extensions, &mut attempt).await),
+                None => Some(pipeline.await),
                 Some(canceller) => {
                     let (_registered, registration) = canceller.register(&call.id);
-                    Abortable::new(self.pipeline(call, extensions, &mut attempt), registration)
-                        .await
-                        .ok()
+                    Abortable::new(pipeline, registration).await.ok()
                 }
             };
             let finished = Finished {
-                started,
-                working_time: clock
-                    .elapsed()
-                    .saturating_sub(attempt.approval_wait)
-                    .as_secs_f64(),
+                times: recorded.map(|r| {
+                    let elapsed = r.clock.elapsed();
+                    Times {
+                        started_at: r.started_at,
+                        completed_at: r.started_at + elapsed.as_secs_f64(),
+                        working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
+                        arguments,
+                    }
+                }),
                 waiting: attempt.approval_wait,
                 approval: attempt.approval,
                 agent: extensions.get::<ToolCallAgent>(),
             };
             match outcome {
-                Some(outcome) => self.finish(call, outcome, finished, recording),
+                Some(outcome) => self.finish(call, outcome, finished),
                 None => {
                     self.info(format!(
                         "Tool call '{}' was cancelled by operator.",
@@ -217,7 +242,7 @@ impl Runner<'_> {
                         message: CANCELLED_BY_OPERATOR.to_owned(),
                     };
                     let outcome = Err(Failed::Cancelled(error));
-                    self.finish(call, outcome, finished, recording)
+                    self.finish(call, outcome, finished)
                 }
             }
         }
@@ -231,20 +256,19 @@ impl Runner<'_> {
         call: &ToolCall,
         outcome: Result<Landed, Failed>,
         finished: Finished<'_>,
-        recording: bool,
     ) -> Result<CallDone, Stop> {
-        let mut event = recording.then(|| {
-            let mut e = self.pending_event(call, unix_seconds(finished.started));
+        let mut event = finished.times.map(|times| {
+            let mut e = self.pending_event(call, times.arguments, times.started_at);
             e.pending = None;
-            e.completed_at = Some(unix_seconds(SystemTime::now()));
-            e.working_time = Some(finished.working_time);
-            e.approval = finished.approval;
+            e.completed_at = Some(times.completed_at);
+            e.working_time = Some(times.working_time);
+            e.approval = finished.approval.map(|a| *a);
             if let Some(modified) = e
                 .approval
                 .as_ref()
                 .and_then(|a| a.modified_arguments.as_ref())
             {
-                e.arguments.clone_from(modified);
+                e.arguments = Arc::new(modified.clone());
             }
             if let Some(slot) = finished.agent {
                 e.agent = slot.agent();
@@ -266,7 +290,7 @@ impl Runner<'_> {
             Ok(Landed::Conversation(out)) => {
                 let out = *out;
                 done.extra = out.messages;
-                done.output = out.output;
+                done.output = out.output.map(Box::new);
                 (out.content, None, None)
             }
             Err(Failed::Tool(err, limit)) => {
@@ -340,9 +364,24 @@ impl Runner<'_> {
 
 /// What the runner knows of a call once its pipeline has ended.
 struct Finished<'a> {
-    started: SystemTime,
-    working_time: f64,
+    /// The event's times; `None` when no event is recorded.
+    times: Option<Times>,
     waiting: Duration,
-    approval: Option<ApprovalEvent>,
+    approval: Option<Box<ApprovalEvent>>,
     agent: Option<&'a ToolCallAgent>,
+}
+
+/// When a recorded call started: Unix seconds, and the monotonic clock.
+struct Recorded {
+    started_at: f64,
+    clock: Instant,
+}
+
+/// When a recorded call ran (Unix seconds), how long it worked, and its arguments as its
+/// pending event has them.
+struct Times {
+    started_at: f64,
+    completed_at: f64,
+    working_time: f64,
+    arguments: Arc<Map<String, Value>>,
 }

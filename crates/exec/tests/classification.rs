@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use actuator_exec::{ExecError, ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ToolCall};
-use actuator_tool_core::{FatalToolError, IoErrorExt, ToolError, ToolFailure, ToolOutput};
+use actuator_tool_core::{FatalToolError, IoErrorExt, ToolDef, ToolError, ToolFailure, ToolOutput};
 use common::{constant, conversation, result, tool};
 use serde_json::json;
 
@@ -338,6 +338,31 @@ async fn duplicate_names_fail_before_anything_runs() {
         "Duplicate tool name 'same': every tool offered to a model must have a distinct name."
     );
     assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
+}
+
+#[test]
+fn the_duplicate_named_is_the_first_repeat_however_many_tools_there_are() {
+    // Few tools are compared pairwise, many through a set: both name the same tool.
+    for n in [2, 16, 17, 40] {
+        let mut tools: Vec<ToolDef> = (0..n)
+            .map(|i| constant(&format!("t{i}"), false, "x"))
+            .collect();
+        assert!(
+            actuator_exec::check_tool_names(&tools).is_ok(),
+            "{n} distinct"
+        );
+        tools.push(constant(&format!("t{}", n - 1), false, "x"));
+        tools.push(constant("t0", false, "x"));
+        let err = actuator_exec::check_tool_names(&tools).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "Duplicate tool name 't{}': every tool offered to a model must have a distinct name.",
+                n - 1
+            ),
+            "{n} tools"
+        );
+    }
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ fn tool_events(log: &EventLog) -> Vec<ToolEvent> {
     log.events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Tool(t) => Some(t),
+            Event::Tool(t) => Some(*t),
             _ => None,
         })
         .collect()
@@ -74,14 +74,14 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
     assert_eq!(log.tool_events(), vec![done.clone()]);
 
     // Serialized as the reference names the fields; pending ones round-trip too.
-    let json = serde_json::to_value(Event::Tool(pending.clone())).unwrap();
+    let json = serde_json::to_value(Event::Tool(Box::new(pending.clone()))).unwrap();
     assert_eq!(json["pending"], true);
     assert!(json.get("completed_at").is_none());
-    let json = serde_json::to_value(Event::Tool(done.clone())).unwrap();
+    let json = serde_json::to_value(Event::Tool(Box::new(done.clone()))).unwrap();
     assert_eq!(json["message_id"], out.messages[0].id());
     assert!(json.get("pending").is_none() && json.get("failed").is_none());
     let back: Event = serde_json::from_value(json).unwrap();
-    assert_eq!(back, Event::Tool(done.clone()));
+    assert_eq!(back, Event::Tool(Box::new(done.clone())));
 }
 
 #[tokio::test]

@@ -52,11 +52,11 @@ async fn every_call_produces_a_serializable_event() {
         events[2].error.as_ref().unwrap().message,
         "Tool missing not found"
     );
-    let json = serde_json::to_value(Event::Tool(events[1].clone())).unwrap();
+    let json = serde_json::to_value(Event::Tool(Box::new(events[1].clone()))).unwrap();
     assert_eq!(json["event"], "tool");
     assert_eq!(json["error"]["type"], "unknown");
     let back: Event = serde_json::from_value(json).unwrap();
-    assert_eq!(back, Event::Tool(events[1].clone()));
+    assert_eq!(back, Event::Tool(Box::new(events[1].clone())));
 }
 
 /// A conversation-taking tool: reports how many messages it saw, appends two messages, and

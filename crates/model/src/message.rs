@@ -8,7 +8,13 @@ use crate::tool_call::ToolCall;
 
 /// A new unique message or call id.
 pub fn new_id() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
+    // Encoded into a buffer and copied once: `to_string` goes through the formatter and grows
+    // its string, and every tool message and event takes an id.
+    let mut buffer = [0u8; uuid::fmt::Simple::LENGTH];
+    uuid::Uuid::new_v4()
+        .simple()
+        .encode_lower(&mut buffer)
+        .to_owned()
 }
 
 /// Where a message came from.

@@ -1,5 +1,7 @@
 //! Argument deserialization: a call's JSON arguments become typed parameters via serde.
 
+use std::sync::{Arc, OnceLock};
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -24,21 +26,86 @@ use crate::validate::py_repr;
 /// let err = args.required::<i64>("q").unwrap_err();
 /// assert_eq!(err.message(), "Required parameter q not provided to tool call.");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct ToolArgs {
-    map: Map<String, Value>,
+    inner: Inner,
+}
+
+#[derive(Clone)]
+enum Inner {
+    /// The arguments; a parameter is removed when taken.
+    Owned(Map<String, Value>),
+    /// Arguments shared with the caller (the executor keeps them for the call's events), read
+    /// in place: bit `i` of `taken` marks the `i`-th entry as taken, and `rest` caches what
+    /// [`ToolArgs::as_map`] returns once something was taken.
+    Shared {
+        map: Arc<Map<String, Value>>,
+        taken: u64,
+        rest: OnceLock<Box<Map<String, Value>>>,
+    },
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner::Owned(Map::new())
+    }
+}
+
+/// The most entries [`ToolArgs::shared`] reads in place (one bit each); more are copied.
+const MAX_SHARED: usize = u64::BITS as usize;
+
+impl PartialEq for ToolArgs {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_map() == other.as_map()
+    }
+}
+
+impl std::fmt::Debug for ToolArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolArgs")
+            .field("map", self.as_map())
+            .finish()
+    }
 }
 
 impl ToolArgs {
     /// Wraps an arguments object.
     pub fn new(map: Map<String, Value>) -> Self {
-        ToolArgs { map }
+        ToolArgs {
+            inner: Inner::Owned(map),
+        }
+    }
+
+    /// Wraps an arguments object shared with others, without copying it: parameters are
+    /// deserialized from it in place. (The executor shares a call's arguments between the
+    /// tool and the call's events.)
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_tool_core::ToolArgs;
+    /// let shared = Arc::new(serde_json::json!({"x": 2, "y": 3}).as_object().unwrap().clone());
+    /// let mut args = ToolArgs::shared(Arc::clone(&shared));
+    /// assert_eq!(args.required::<i64>("x").unwrap(), 2);
+    /// assert_eq!(args.as_map().len(), 1); // `y` is left
+    /// assert_eq!(shared.len(), 2); // the shared map is untouched
+    /// ```
+    pub fn shared(map: Arc<Map<String, Value>>) -> Self {
+        if map.len() > MAX_SHARED {
+            return ToolArgs::new(Arc::unwrap_or_clone(map));
+        }
+        ToolArgs {
+            inner: Inner::Shared {
+                map,
+                taken: 0,
+                rest: OnceLock::new(),
+            },
+        }
     }
 
     /// Wraps an arguments value, which must be a JSON object (or `null`, read as no arguments).
     pub fn from_value(value: Value) -> Result<Self, ToolError> {
         match value {
-            Value::Object(map) => Ok(ToolArgs { map }),
+            Value::Object(map) => Ok(ToolArgs::new(map)),
             Value::Null => Ok(ToolArgs::default()),
             other => Err(ToolError::parsing(format!(
                 "Tool call arguments must be a JSON object, found {}",
@@ -49,33 +116,68 @@ impl ToolArgs {
 
     /// The arguments not yet taken.
     pub fn as_map(&self) -> &Map<String, Value> {
-        &self.map
+        match &self.inner {
+            Inner::Owned(map) => map,
+            Inner::Shared { map, taken: 0, .. } => map,
+            Inner::Shared { map, taken, rest } => rest.get_or_init(|| Box::new(left(map, *taken))),
+        }
     }
 
     /// The arguments not yet taken, by value.
     pub fn into_map(self) -> Map<String, Value> {
-        self.map
+        match self.inner {
+            Inner::Owned(map) => map,
+            Inner::Shared { map, taken: 0, .. } => Arc::unwrap_or_clone(map),
+            Inner::Shared { map, taken, .. } => left(&map, taken),
+        }
+    }
+
+    /// Takes the parameter `name` out of the arguments not yet taken and hands it to `read`
+    /// (`None` when it is missing).
+    #[inline]
+    fn take<R>(&mut self, name: &str, read: impl FnOnce(Option<&Value>) -> R) -> R {
+        match &mut self.inner {
+            Inner::Owned(map) => read(map.remove(name).as_ref()),
+            Inner::Shared { map, taken, rest } => {
+                // A linear scan: tools take a few parameters, and comparing a few short keys
+                // costs less than hashing one.
+                let found = map
+                    .iter()
+                    .enumerate()
+                    .find(|(i, (key, _))| *taken & (1 << i) == 0 && key.as_str() == name);
+                match found {
+                    None => read(None),
+                    Some((i, (_, value))) => {
+                        *taken |= 1 << i;
+                        if rest.get().is_some() {
+                            rest.take();
+                        }
+                        read(Some(value))
+                    }
+                }
+            }
+        }
     }
 
     /// Takes a parameter. When it is missing, a type that accepts `null` (such as `Option<T>`)
     /// gets that value; any other type is an error.
     pub fn required<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
-        match self.map.remove(name) {
-            Some(value) => convert(name, &value),
+        self.take(name, |value| match value {
+            Some(value) => convert(name, value),
             None => T::deserialize(Value::Null).map_err(|_| {
                 ToolError::parsing(format!(
                     "Required parameter {name} not provided to tool call."
                 ))
             }),
-        }
+        })
     }
 
     /// Takes a parameter, or `None` when it is missing or `null`.
     pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, ToolError> {
-        match self.map.remove(name) {
+        self.take(name, |value| match value {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => convert(name, &value).map(Some),
-        }
+            Some(value) => convert(name, value).map(Some),
+        })
     }
 
     /// Takes a parameter, or computes its default when it is missing.
@@ -84,10 +186,10 @@ impl ToolArgs {
         name: &str,
         default: impl FnOnce() -> T,
     ) -> Result<T, ToolError> {
-        match self.map.remove(name) {
-            Some(value) => convert(name, &value),
+        self.take(name, |value| match value {
+            Some(value) => convert(name, value),
             None => Ok(default()),
-        }
+        })
     }
 
     /// Takes a parameter, or `T::default()` when it is missing.
@@ -100,9 +202,18 @@ impl ToolArgs {
 
     /// Deserializes all the arguments as one struct whose fields are the parameters.
     pub fn into_struct<T: DeserializeOwned>(self) -> Result<T, ToolError> {
-        let value = Value::Object(self.map);
+        let value = Value::Object(self.into_map());
         deserialize_lenient(&value).map_err(|e| struct_error::<T>(&e))
     }
+}
+
+/// The entries of `map` whose bit in `taken` is clear.
+fn left(map: &Map<String, Value>, taken: u64) -> Map<String, Value> {
+    map.iter()
+        .enumerate()
+        .filter(|(i, _)| taken & (1 << i) == 0)
+        .map(|(_, (k, v))| (k.clone(), v.clone()))
+        .collect()
 }
 
 type PathError = serde_path_to_error::Error<serde_json::Error>;

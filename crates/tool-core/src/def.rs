@@ -378,6 +378,24 @@ impl ToolDef {
         arguments: Value,
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>> {
+        // A conversation-taking tool's error comes first, whatever the arguments.
+        if matches!(self.handler, Handler::Conversation(_)) {
+            return self.call_args(ToolArgs::default(), ctx);
+        }
+        match ToolArgs::from_value(arguments) {
+            Ok(args) => self.call_args(args, ctx),
+            Err(e) => Box::pin(std::future::ready(Err(e.into()))),
+        }
+    }
+
+    /// [`ToolDef::call`] with the arguments already wrapped (for example
+    /// [`ToolArgs::shared`], which the executor uses so that a call's arguments are not
+    /// copied for the tool).
+    pub fn call_args(
+        &self,
+        args: ToolArgs,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolFailure>> {
         let handler = match &self.handler {
             Handler::Plain(h) => h,
             Handler::Conversation(_) => {
@@ -388,10 +406,7 @@ impl ToolDef {
                 return Box::pin(std::future::ready(Err(error.into())));
             }
         };
-        match ToolArgs::from_value(arguments) {
-            Ok(args) => handler.call(args, ctx),
-            Err(e) => Box::pin(std::future::ready(Err(e.into()))),
-        }
+        handler.call(args, ctx)
     }
 
     fn with_info(&self, info: ToolInfo) -> ToolDef {

@@ -48,20 +48,27 @@ fn capped(text: &str) -> String {
 /// );
 /// ```
 pub fn check_nesting_depth(value: &Value) -> Result<(), ToolError> {
-    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
-    while let Some((v, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match v {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
-        };
+    // Only containers are stacked, and the stack starts empty (no allocation): every call's
+    // arguments pass here, and most hold scalars only.
+    let mut stack: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 0));
+    while let Some((v, depth)) = next.take().or_else(|| stack.pop()) {
         let depth = depth + 1;
-        if depth > MAX_ARGUMENT_DEPTH {
-            return Err(ToolError::parsing(format!(
-                "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of {MAX_ARGUMENT_DEPTH}"
-            )));
+        let containers = |c: &&Value| matches!(c, Value::Array(_) | Value::Object(_));
+        match v {
+            Value::Array(_) | Value::Object(_) if depth > MAX_ARGUMENT_DEPTH => {
+                return Err(ToolError::parsing(format!(
+                    "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of {MAX_ARGUMENT_DEPTH}"
+                )));
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(containers).map(|c| (c, depth)));
+            }
+            Value::Object(map) => {
+                stack.extend(map.values().filter(containers).map(|c| (c, depth)));
+            }
+            _ => {}
         }
-        stack.extend(children.map(|c| (c, depth)));
     }
     Ok(())
 }

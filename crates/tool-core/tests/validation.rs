@@ -188,6 +188,33 @@ fn deep_nesting_is_a_parsing_error_not_a_stack_overflow() {
     drop(err);
 }
 
+/// `value` wrapped in `levels` arrays.
+fn nested(mut value: serde_json::Value, levels: usize) -> serde_json::Value {
+    for _ in 0..levels {
+        value = json!([value]);
+    }
+    value
+}
+
+#[test]
+fn nesting_counts_containers_even_empty_ones_wherever_they_sit() {
+    use actuator_tool_core::check_nesting_depth;
+    // The arguments object is level 1: an empty container at level 100 passes, at 101 fails.
+    for empty in [json!([]), json!({})] {
+        assert!(check_nesting_depth(&json!({ "a": nested(empty.clone(), 98) })).is_ok());
+        assert!(check_nesting_depth(&json!({ "a": nested(empty, 99) })).is_err());
+    }
+    // The deep branch is found behind scalars and shallow siblings, in objects and arrays.
+    let deep = nested(json!(0), 100);
+    let args = json!({ "n": 1, "s": "x", "flat": [1, 2, {}], "deep": [3, deep, []] });
+    assert!(check_nesting_depth(&args).is_err());
+    let ok = nested(json!(0), 97);
+    let args = json!({ "n": 1, "s": "x", "flat": [1, 2, {}], "deep": [3, ok, []] });
+    assert!(check_nesting_depth(&args).is_ok());
+    // Scalars and `null` at the top are not containers.
+    assert!(check_nesting_depth(&json!(null)).is_ok());
+}
+
 #[test]
 fn a_validation_message_stays_small_whatever_the_model_sent() {
     let validator = ArgumentValidator::new(
