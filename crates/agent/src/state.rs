@@ -1,5 +1,7 @@
 //! [`AgentState`]: the conversation an agent works on, and its output.
 
+use std::sync::Arc;
+
 use actuator_model::{ChatCompletionChoice, ChatMessage, ModelOutput, StopReason};
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +28,12 @@ use crate::messages::MessageList;
 pub struct AgentState {
     /// The conversation (it enforces the run's message limit as messages are added).
     pub messages: MessageList,
-    /// The output, when set explicitly.
+    /// The output, when set explicitly; shared with the [`ModelEvent`] that recorded it, so
+    /// that recording a turn does not copy the output.
+    ///
+    /// [`ModelEvent`]: actuator_events::ModelEvent
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    output: Option<ModelOutput>,
+    output: Option<Arc<ModelOutput>>,
 }
 
 impl AgentState {
@@ -44,7 +49,7 @@ impl AgentState {
     /// (stop reason `stop`), else an empty output.
     pub fn output(&self) -> ModelOutput {
         if let Some(out) = &self.output {
-            return out.clone();
+            return ModelOutput::clone(out);
         }
         let last = self
             .messages
@@ -66,17 +71,18 @@ impl AgentState {
 
     /// The explicitly set output, if any.
     pub fn explicit_output(&self) -> Option<&ModelOutput> {
-        self.output.as_ref()
+        self.output.as_deref()
     }
 
-    /// The explicitly set output, mutably.
+    /// The explicitly set output, mutably (copied first if an event still shares it).
     pub fn explicit_output_mut(&mut self) -> Option<&mut ModelOutput> {
-        self.output.as_mut()
+        self.output.as_mut().map(Arc::make_mut)
     }
 
-    /// Sets the output explicitly.
-    pub fn set_output(&mut self, output: ModelOutput) {
-        self.output = Some(output);
+    /// Sets the output explicitly: a [`ModelOutput`], or an `Arc` of one to share it (as
+    /// react does with the output its model event recorded).
+    pub fn set_output(&mut self, output: impl Into<Arc<ModelOutput>>) {
+        self.output = Some(output.into());
     }
 
     /// Goes back to deriving the output from the messages.

@@ -103,3 +103,32 @@ async fn a_submission_that_edits_the_history_is_recorded_as_edited() {
     }
     assert!(events[0].input.is_shared_prefix_of(&events[1].input));
 }
+
+#[tokio::test]
+async fn the_state_keeps_the_output_its_model_event_recorded_and_events_share_the_tools() {
+    let (model, _seen) = recording(vec![call_add(1, 1), call_add(2, 1), call_add(3, 1)]);
+    let agent = react().model(model).tools([add_tool()]).build().unwrap();
+    let log = EventLog::new();
+    // The third generation goes over the turn limit: the run ends with the second's output.
+    let out = run_with(
+        &agent,
+        "count",
+        RunOptions::new()
+            .events(log.clone())
+            .limits([actuator_agent::turn_limit(2)]),
+    )
+    .await
+    .unwrap();
+    assert!(out.limit.is_some());
+    let events = model_events(&log);
+    assert_eq!(events.len(), 3);
+    let kept = out.state.explicit_output().unwrap();
+    let recorded = events[1].output.as_deref().unwrap();
+    assert_eq!(kept, recorded);
+    assert!(
+        std::ptr::eq(kept, recorded),
+        "the state holds a copy of the output its event recorded"
+    );
+    // Every turn's event holds the agent's one list of tool infos.
+    assert!(Arc::ptr_eq(&events[0].tools, &events[2].tools));
+}

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use actuator_events::unix_seconds;
+use actuator_events::unix_now;
 use actuator_model::{ModelUsage, new_id};
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
@@ -466,7 +466,7 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         completed_samples: tally.completed,
         scores,
     });
-    header.stats.completed_at = iso(unix_seconds(SystemTime::now()));
+    header.stats.completed_at = iso(unix_now());
     header.stats.model_usage = usage_json(&tally.usage);
     let location = match writer {
         Some(w) => Some(w.finish(&header)?),

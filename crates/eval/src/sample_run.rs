@@ -2,10 +2,9 @@
 //! and the sample's log entry.
 
 use std::collections::BTreeMap;
-use std::time::SystemTime;
 
 use actuator_agent::RunContext;
-use actuator_events::{Event, Score, unix_seconds};
+use actuator_events::{Event, Score, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
 use serde_json::{Map, Value, json};
@@ -93,7 +92,7 @@ pub(crate) async fn run_sample(
 type Attempted = Result<SampleOutcome, (SampleOutcome, String)>;
 
 async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32) -> Attempted {
-    let started = unix_seconds(SystemTime::now());
+    let started = unix_now();
     let log = StampedLog::new();
     let mut cx = RunContext::with_events(log.clone());
     let mut sandbox_error = None;
@@ -144,7 +143,7 @@ async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32)
     } else {
         scores.resize(task.scorers.len(), None);
     }
-    let completed = unix_seconds(SystemTime::now());
+    let completed = unix_now();
     let usage_so_far = cx.usage();
 
     let mut usage: BTreeMap<String, ModelUsage> = BTreeMap::new();

@@ -42,14 +42,15 @@ pub struct ModelEvent {
     /// conversation's earlier events (serialized as a plain list).
     pub input: SharedMessages,
     /// The tools offered, shared with the agent that offered them (serialized as the infos).
-    pub tools: Vec<Arc<ToolInfo>>,
+    pub tools: Arc<[Arc<ToolInfo>]>,
     /// The tool choice.
     pub tool_choice: ToolChoice,
     /// The generation settings.
     pub config: GenerateConfig,
-    /// The output, when the generation succeeded.
+    /// The output, when the generation succeeded: shared with the agent's state that holds
+    /// it (serialized as the output itself).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<ModelOutput>,
+    pub output: Option<Arc<ModelOutput>>,
     /// The error, when it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

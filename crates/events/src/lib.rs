@@ -20,6 +20,9 @@ pub use event::{
     ModelEvent, ModelRetryEvent, SpanBeginEvent, SpanEndEvent, unix_seconds,
 };
 
+mod clock;
+pub use clock::{unix_now, unix_seconds_at};
+
 mod tool_event;
 pub use tool_event::{ApprovalEvent, RunsAgent, ToolCallAgent, ToolEvent};
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use actuator_model::ChatMessage;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use smallvec::SmallVec;
 
 /// An immutable list of messages made of shared segments: each [`ModelEvent`](crate::ModelEvent)
 /// of a conversation holds the segments of the events before it plus one segment with the
@@ -34,7 +35,9 @@ pub struct SharedMessages {
 
 struct Segment {
     prev: Option<Arc<Segment>>,
-    messages: Box<[ChatMessage]>,
+    /// Inline up to a turn's usual two new messages (the assistant's and one tool result):
+    /// one allocation per segment instead of two.
+    messages: SmallVec<[ChatMessage; 2]>,
     /// Messages in this segment and every segment before it.
     len: usize,
 }
@@ -77,7 +80,7 @@ impl SharedMessages {
     /// These messages followed by `added`, sharing these (O(added)).
     #[must_use]
     pub fn extended(&self, added: impl IntoIterator<Item = ChatMessage>) -> SharedMessages {
-        let messages: Box<[ChatMessage]> = added.into_iter().collect();
+        let messages: SmallVec<[ChatMessage; 2]> = added.into_iter().collect();
         if messages.is_empty() {
             return self.clone();
         }

@@ -57,10 +57,10 @@ impl ApprovalEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ToolEvent {
-    /// The call id.
-    pub id: String,
-    /// The tool called.
-    pub function: String,
+    /// The call id (shared by the call's pending and completed events).
+    pub id: Arc<str>,
+    /// The tool called (shared as the id is).
+    pub function: Arc<str>,
     /// The arguments the call ran with (after an approver's modification), shared between
     /// the call's pending and completed events.
     pub arguments: Arc<Map<String, Value>>,
@@ -96,9 +96,10 @@ pub struct ToolEvent {
     /// call stopped the run (no message was produced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<String>,
-    /// The span the call ran in (the agent run, handoff, … that executed it), when known.
+    /// The span the call ran in (the agent run, handoff, … that executed it), when known;
+    /// shared by every event of the span.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub span_id: Option<String>,
+    pub span_id: Option<Arc<str>>,
     /// The agent the call handed off to, when the tool was a handoff.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
@@ -113,8 +114,8 @@ pub struct ToolEvent {
 impl ToolEvent {
     /// The event of a call that has just started.
     pub fn pending(
-        id: impl Into<String>,
-        function: impl Into<String>,
+        id: impl Into<Arc<str>>,
+        function: impl Into<Arc<str>>,
         arguments: impl Into<Arc<Map<String, Value>>>,
         started_at: f64,
     ) -> Self {

@@ -35,8 +35,8 @@ pub struct ExecuteOptions {
     /// tool that runs an agent can nest its scope). A [`ToolCallCanceller`] here lets an
     /// operator cancel running calls.
     pub extensions: Extensions,
-    /// The span the calls run in (an agent run's), recorded on their events.
-    pub span_id: Option<String>,
+    /// The span the calls run in (an agent run's), recorded on their events (which share it).
+    pub span_id: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for ExecuteOptions {

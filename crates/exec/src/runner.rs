@@ -2,11 +2,11 @@
 //! when a canceller is given), the tool message, and the completed event.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use actuator_events::{
     ApprovalEvent, Event, EventSink, InfoEvent, LimitExceeded, RunsAgent, ToolCallAgent, ToolEvent,
-    unix_seconds,
+    unix_now, unix_seconds_at,
 };
 use actuator_model::{
     ChatMessage, ChatMessageAssistant, MessageContent, ModelOutput, ToolCall, ToolCallError,
@@ -132,8 +132,9 @@ impl Runner<'_> {
             Some(error.clone()),
         );
         if self.sink().is_some() {
-            let now = unix_seconds(SystemTime::now());
-            let mut event = self.pending_event(call, Arc::new(call.arguments.clone()), now);
+            let now = unix_now();
+            let names = CallNames::of(call);
+            let mut event = self.pending_event(&names, &Arc::new(call.arguments.clone()), now);
             event.pending = None;
             event.error = Some(error);
             event.completed_at = Some(now);
@@ -159,14 +160,14 @@ impl Runner<'_> {
     /// a pointer.
     fn pending_event(
         &self,
-        call: &ToolCall,
-        arguments: Arc<Map<String, Value>>,
+        names: &CallNames,
+        arguments: &Arc<Map<String, Value>>,
         started_at: f64,
     ) -> Box<ToolEvent> {
         let mut event = Box::new(ToolEvent::pending(
-            call.id.clone(),
-            call.function.clone(),
-            arguments,
+            Arc::clone(&names.id),
+            Arc::clone(&names.function),
+            Arc::clone(arguments),
             started_at,
         ));
         event.span_id.clone_from(&self.options.span_id);
@@ -180,11 +181,16 @@ impl Runner<'_> {
             // them, and the per-call slot a tool that runs an agent fills in (which only such
             // tools get: it costs a copy of the run's extensions).
             let recording = self.options.events.is_some();
-            // One wall-clock read per call: the end is the start plus the monotonic elapsed
-            // time.
-            let recorded = recording.then(|| Recorded {
-                started_at: unix_seconds(SystemTime::now()),
-                clock: Instant::now(),
+            // One clock read at each end of a call: the wall-clock start is derived from the
+            // monotonic one, the end is the start plus the elapsed time.
+            let recorded = recording.then(|| {
+                let clock = Instant::now();
+                Recorded {
+                    started_at: unix_seconds_at(clock),
+                    clock,
+                    // Copied once, shared by the call's two events.
+                    names: CallNames::of(call),
+                }
             });
             // The checks wait for nothing and emit nothing, so the pending event still comes
             // before anything else of this call, and it shares the one copy of the arguments
@@ -192,7 +198,7 @@ impl Runner<'_> {
             let Checked { def, arguments } = self.check(call);
             let mut extensions = None;
             if let Some(r) = &recorded {
-                let pending = self.pending_event(call, Arc::clone(&arguments), r.started_at);
+                let pending = self.pending_event(&r.names, &arguments, r.started_at);
                 self.emit(pending);
                 let runs_agent = self
                     .lookup(&call.function)
@@ -220,6 +226,7 @@ impl Runner<'_> {
                 times: recorded.map(|r| {
                     let elapsed = r.clock.elapsed();
                     Times {
+                        names: r.names,
                         started_at: r.started_at,
                         completed_at: r.started_at + elapsed.as_secs_f64(),
                         working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
@@ -258,7 +265,7 @@ impl Runner<'_> {
         finished: Finished<'_>,
     ) -> Result<CallDone, Stop> {
         let mut event = finished.times.map(|times| {
-            let mut e = self.pending_event(call, times.arguments, times.started_at);
+            let mut e = self.pending_event(&times.names, &times.arguments, times.started_at);
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);
@@ -375,11 +382,28 @@ struct Finished<'a> {
 struct Recorded {
     started_at: f64,
     clock: Instant,
+    names: CallNames,
+}
+
+/// A recorded call's id and tool name, shared by its events.
+struct CallNames {
+    id: Arc<str>,
+    function: Arc<str>,
+}
+
+impl CallNames {
+    fn of(call: &ToolCall) -> Self {
+        CallNames {
+            id: Arc::from(call.id.as_str()),
+            function: Arc::from(call.function.as_str()),
+        }
+    }
 }
 
 /// When a recorded call ran (Unix seconds), how long it worked, and its arguments as its
 /// pending event has them.
 struct Times {
+    names: CallNames,
     started_at: f64,
     completed_at: f64,
     working_time: f64,

@@ -84,7 +84,7 @@ async fn a_cancelled_call_gets_the_reference_result_and_its_siblings_and_later_s
     let event = log
         .tool_events()
         .into_iter()
-        .find(|e| e.id == "call_0")
+        .find(|e| &*e.id == "call_0")
         .unwrap();
     assert_eq!(event.error.as_ref().unwrap().kind.to_string(), "timeout");
     assert_eq!(

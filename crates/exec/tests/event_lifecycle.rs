@@ -39,7 +39,7 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
             let pending = tool_events(&seen);
             assert_eq!(pending.len(), 1, "{pending:?}");
             assert!(pending[0].is_pending());
-            assert_eq!(pending[0].id, ctx.call_id);
+            assert_eq!(&*pending[0].id, ctx.call_id);
             Ok(ToolOutput::Text("done".into()))
         }
     });
@@ -122,14 +122,14 @@ async fn a_hard_failure_and_the_siblings_it_cancels_are_marked_failed_and_errors
     .unwrap_err();
     assert!(err.to_string().contains("kaput"), "{err}");
     let done = log.tool_events();
-    let boom = done.iter().find(|e| e.function == "boom").unwrap();
+    let boom = done.iter().find(|e| &*e.function == "boom").unwrap();
     assert_eq!(boom.failed, Some(true));
     assert!(boom.fatal.as_deref().unwrap().contains("kaput"));
     assert_eq!(
         boom.message_id, None,
         "a call that stops the run produces no message"
     );
-    let slow = done.iter().find(|e| e.function == "slow").unwrap();
+    let slow = done.iter().find(|e| &*e.function == "slow").unwrap();
     assert_eq!(slow.failed, Some(true));
     assert_eq!(slow.error.as_ref().unwrap().message, CANCELLED_BY_SIBLING);
     assert_eq!(slow.error.as_ref().unwrap().kind.to_string(), "cancelled");

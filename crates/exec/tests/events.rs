@@ -39,8 +39,8 @@ async fn every_call_produces_a_serializable_event() {
     let mut events = log.tool_events();
     events.sort_by(|a, b| a.id.cmp(&b.id));
     assert_eq!(events.len(), 3);
-    assert_eq!(events[0].id, "call_0");
-    assert_eq!(events[0].function, "ok");
+    assert_eq!(&*events[0].id, "call_0");
+    assert_eq!(&*events[0].function, "ok");
     assert_eq!(events[0].arguments["n"], 1);
     assert_eq!(events[0].result.text(), "fine");
     assert!(events[0].error.is_none());
@@ -57,6 +57,23 @@ async fn every_call_produces_a_serializable_event() {
     assert_eq!(json["error"]["type"], "unknown");
     let back: Event = serde_json::from_value(json).unwrap();
     assert_eq!(back, Event::Tool(Box::new(events[1].clone())));
+
+    // A call's pending and completed events share its id, name and arguments (one copy each).
+    let all = log.events();
+    let of_ok: Vec<_> = all
+        .iter()
+        .filter_map(|e| match e {
+            Event::Tool(t) if &*t.function == "ok" => Some(t),
+            _ => None,
+        })
+        .collect();
+    let [pending, done] = of_ok[..] else {
+        panic!("{of_ok:?}")
+    };
+    assert!(pending.is_pending() && !done.is_pending());
+    assert!(std::sync::Arc::ptr_eq(&pending.id, &done.id));
+    assert!(std::sync::Arc::ptr_eq(&pending.function, &done.function));
+    assert!(std::sync::Arc::ptr_eq(&pending.arguments, &done.arguments));
 }
 
 /// A conversation-taking tool: reports how many messages it saw, appends two messages, and

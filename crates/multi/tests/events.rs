@@ -70,7 +70,7 @@ async fn events_of_agent_running_calls_name_the_agent_and_every_event_its_span()
     let by_function = |f: &str| {
         events
             .iter()
-            .find(|e| e.function == f)
+            .find(|e| &*e.function == f)
             .unwrap_or_else(|| panic!("no event for {f}: {events:?}"))
     };
     let answerer = by_function("answerer");

@@ -138,7 +138,7 @@ struct Bench {
     server: String,
     model: Arc<dyn Model>,
     tools: Vec<ToolDef>,
-    infos: Vec<Arc<ToolInfo>>,
+    infos: Arc<[Arc<ToolInfo>]>,
     conversation: Vec<ChatMessage>,
     http: reqwest::Client,
     config: GenerateConfig,

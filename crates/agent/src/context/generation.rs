@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant};
 
-use actuator_events::{Event, ModelEvent, ModelRetryEvent, SharedMessages, unix_seconds};
+use actuator_events::{Event, ModelEvent, ModelRetryEvent, SharedMessages, unix_seconds_at};
 use actuator_model::{
     ChatMessage, GenerateConfig, GenerateObserver, Model, ModelError, ModelOutput, RetryReport,
     observe_generation,
@@ -49,8 +49,18 @@ impl RunContext {
         tool_choice: &ToolChoice,
         config: &GenerateConfig,
     ) -> Result<ModelOutput, AgentError> {
-        self.generate_recorded(model, input, None, tools, tool_choice, config)
-            .await
+        let output = self
+            .generate_recorded(
+                model,
+                input,
+                None,
+                Tools::Borrowed(tools),
+                tool_choice,
+                config,
+            )
+            .await?;
+        // Unshared unless an event recorded it: then the caller gets its own copy.
+        Ok(Arc::try_unwrap(output).unwrap_or_else(|shared| ModelOutput::clone(&shared)))
     }
 
     /// [`RunContext::generate`] for a conversation that grows between generations, as an
@@ -61,29 +71,45 @@ impl RunContext {
     /// not continue `recorded`, the whole input is copied; a message edited in place (same
     /// id) would not be seen, so give such a conversation a fresh `SharedMessages`. Without
     /// an event sink nothing is recorded and `recorded` is left as it is.
+    ///
+    /// The tools are an `Arc` the event shares rather than copies. The output comes back in
+    /// the `Arc` the event holds (not a copy of it): keep it so, for example with
+    /// [`AgentState::set_output`](crate::AgentState::set_output).
     pub async fn generate_shared(
         &self,
         model: &dyn Model,
         input: &[ChatMessage],
         recorded: &mut SharedMessages,
-        tools: &[Arc<ToolInfo>],
+        tools: &Arc<[Arc<ToolInfo>]>,
         tool_choice: &ToolChoice,
         config: &GenerateConfig,
-    ) -> Result<ModelOutput, AgentError> {
-        self.generate_recorded(model, input, Some(recorded), tools, tool_choice, config)
-            .await
+    ) -> Result<Arc<ModelOutput>, AgentError> {
+        self.generate_recorded(
+            model,
+            input,
+            Some(recorded),
+            Tools::Shared(tools),
+            tool_choice,
+            config,
+        )
+        .await
     }
 
-    async fn generate_recorded(
+    /// The shared output of either: `recorded` as in `generate_shared`, or none.
+    pub(crate) async fn generate_recorded(
         &self,
         model: &dyn Model,
         input: &[ChatMessage],
         recorded: Option<&mut SharedMessages>,
-        tools: &[Arc<ToolInfo>],
+        shared_tools: Tools<'_>,
         tool_choice: &ToolChoice,
         config: &GenerateConfig,
-    ) -> Result<ModelOutput, AgentError> {
+    ) -> Result<Arc<ModelOutput>, AgentError> {
         self.check_violation().map_err(AgentError::new)?;
+        let tools: &[Arc<ToolInfo>] = match shared_tools {
+            Tools::Borrowed(t) => t,
+            Tools::Shared(t) => t,
+        };
         let span = tracing::info_span!("model", model = %model.name());
         async {
             // Auto and Any offer every tool: skip the copy resolve_tool_choice would make.
@@ -96,8 +122,11 @@ impl RunContext {
                     (Cow::Owned(offered), Cow::Owned(choice))
                 }
             };
-            let started = SystemTime::now();
-            let clock = std::time::Instant::now();
+            // Clocks only for the event: one read at each end (the wall-clock time derived).
+            let timing = self.events().map(|_| {
+                let clock = Instant::now();
+                (unix_seconds_at(clock), clock)
+            });
             let observer = Arc::new(RunObserver {
                 cx: self.clone(),
                 // Only retry events need the name: no copy when nothing listens.
@@ -116,10 +145,26 @@ impl RunContext {
                     .await
                     .map(|r| r.unwrap_or(Err(ModelError::Timeout { after }))),
             }
-            .map_err(AgentError::new)?;
-            if let Some(sink) = self.events() {
+            .map_err(AgentError::new)?
+            .map(Arc::new);
+            if let (Some(sink), Some((started_at, clock))) = (self.events(), timing) {
+                // The observer is no longer shared once the generation is over: its copy of
+                // the name becomes the event's.
+                let elapsed = clock.elapsed();
+                let (name, waited, retries) = match Arc::try_unwrap(observer) {
+                    Ok(o) => (
+                        o.model,
+                        o.waited.into_inner().unwrap_or_default(),
+                        o.retries.into_inner(),
+                    ),
+                    Err(o) => (
+                        o.model.clone(),
+                        o.waited(),
+                        o.retries.load(Ordering::Relaxed),
+                    ),
+                };
                 sink.emit(Event::Model(Box::new(ModelEvent {
-                    model: model.name().to_owned(),
+                    model: name.unwrap_or_else(|| model.name().to_owned()),
                     input: match recorded {
                         Some(r) => {
                             *r = r.continued_by(input);
@@ -127,18 +172,18 @@ impl RunContext {
                         }
                         None => SharedMessages::from(input),
                     },
-                    tools: offered.to_vec(),
+                    tools: match (&offered, shared_tools) {
+                        (Cow::Borrowed(_), Tools::Shared(all)) => Arc::clone(all),
+                        _ => Arc::from(offered.as_ref()),
+                    },
                     tool_choice: choice.into_owned(),
                     config: config.clone(),
-                    output: result.as_ref().ok().cloned(),
+                    output: result.as_ref().ok().map(Arc::clone),
                     error: result.as_ref().err().map(ToString::to_string),
-                    started_at: unix_seconds(started),
-                    completed_at: unix_seconds(SystemTime::now()),
-                    working_time: clock
-                        .elapsed()
-                        .saturating_sub(observer.waited())
-                        .as_secs_f64(),
-                    retries: observer.retries.load(Ordering::Relaxed),
+                    started_at,
+                    completed_at: started_at + elapsed.as_secs_f64(),
+                    working_time: elapsed.saturating_sub(waited).as_secs_f64(),
+                    retries,
                 })));
             }
             let output = result.map_err(AgentError::new)?;
@@ -149,6 +194,13 @@ impl RunContext {
         .instrument(span)
         .await
     }
+}
+
+/// The tools a generation offers: shared ones the event can share too.
+#[derive(Clone, Copy)]
+pub(crate) enum Tools<'a> {
+    Borrowed(&'a [Arc<ToolInfo>]),
+    Shared(&'a Arc<[Arc<ToolInfo>]>),
 }
 
 /// Receives one generation's reports: each retry becomes a [`ModelRetryEvent`], each wait is

@@ -19,11 +19,14 @@ use crate::source::ToolSet;
 
 mod generation;
 
+pub(crate) use generation::Tools;
+
 #[derive(Clone)]
 struct Inner {
     scopes: Vec<Arc<Scope>>,
     events: Option<Arc<dyn EventSink>>,
-    span: Option<String>,
+    /// Shared with the events recorded in the span.
+    span: Option<Arc<str>>,
     resources: Extensions,
 }
 
@@ -194,11 +197,11 @@ impl RunContext {
         let id = new_id();
         self.emit(Event::SpanBegin(SpanBeginEvent {
             id: id.clone(),
-            parent_id: self.inner.span.clone(),
+            parent_id: self.inner.span.as_deref().map(str::to_owned),
             kind: kind.to_owned(),
             name: name.to_owned(),
         }));
-        let cx = self.with_inner(|i| i.span = Some(id.clone()));
+        let cx = self.with_inner(|i| i.span = Some(Arc::from(id.as_str())));
         let guard = SpanGuard {
             id,
             events: self.inner.events.clone(),

@@ -16,7 +16,7 @@ use super::config::{
 use super::submit::{SubmitSettings, apply_submission, remove_submit_tool, submission};
 use crate::agent::{Agent, AgentError, AgentErrorKind};
 use crate::compaction::{CompactionStrategy, Compactor};
-use crate::context::RunContext;
+use crate::context::{RunContext, Tools};
 use crate::filter::MessageFilter;
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
 use crate::source::{ToolSet, ToolSource};
@@ -29,7 +29,8 @@ pub struct ReactAgent {
     pub(super) system_message: Option<String>,
     pub(super) tools: Vec<ToolDef>,
     pub(super) sources: Vec<Arc<dyn ToolSource>>,
-    pub(super) infos: Vec<Arc<ToolInfo>>,
+    /// Shared with every model event of the agent's runs.
+    pub(super) infos: Arc<[Arc<ToolInfo>]>,
     pub(super) model: ReactModel,
     pub(super) attempts: AgentAttempts,
     pub(super) submit: Option<SubmitSettings>,
@@ -59,7 +60,7 @@ impl std::fmt::Debug for ReactAgent {
 /// The tools of one turn: the fixed ones, or those and the sources' resolved for the turn.
 struct Turn<'a> {
     tools: Cow<'a, [ToolDef]>,
-    infos: Cow<'a, [Arc<ToolInfo>]>,
+    infos: Arc<[Arc<ToolInfo>]>,
 }
 
 /// How an overflow was recovered from.
@@ -103,7 +104,7 @@ impl ReactAgent {
         if self.sources.is_empty() {
             return Ok(Turn {
                 tools: Cow::Borrowed(&self.tools),
-                infos: Cow::Borrowed(&self.infos),
+                infos: Arc::clone(&self.infos),
             });
         }
         let mut set = ToolSet::new().tools(self.tools.iter().cloned());
@@ -117,7 +118,7 @@ impl ReactAgent {
         let infos = tools.iter().map(ToolDef::info_arc).collect();
         Ok(Turn {
             tools: Cow::Owned(tools),
-            infos: Cow::Owned(infos),
+            infos,
         })
     }
 
@@ -187,8 +188,15 @@ impl ReactAgent {
                     .await
                 }
                 Some(_) => {
-                    cx.generate(model, input, &turn.infos, &ToolChoice::Auto, &self.config)
-                        .await
+                    cx.generate_recorded(
+                        model,
+                        input,
+                        None,
+                        Tools::Shared(&turn.infos),
+                        &ToolChoice::Auto,
+                        &self.config,
+                    )
+                    .await
                 }
             };
             let output = generated.map_err(|e| e.or_state(state))?;
@@ -383,8 +391,17 @@ impl ReactAgent {
             let turn = self.turn_tools(&cx, &state).await?;
             self.generate(&mut state, &cx, &turn, compactor.as_mut(), &mut recorded)
                 .await?;
-            let output = state.output();
+            // Read in place: the output is the one just set (a copy only when derived).
+            let derived;
+            let output = match state.explicit_output() {
+                Some(o) => o,
+                None => {
+                    derived = state.output();
+                    &derived
+                }
+            };
             let stop = output.stop_reason();
+            let called_tools = output.message().is_some_and(|m| !m.calls().is_empty());
 
             // 2. A context overflow: recover (forced compaction, then the filter) or stop.
             if stop == Some(StopReason::ModelLength) {
@@ -419,7 +436,6 @@ impl ReactAgent {
             }
 
             // 3. Land the calls; an accepted submission ends the loop.
-            let called_tools = output.message().is_some_and(|m| !m.calls().is_empty());
             if called_tools {
                 let attempts_before = attempt_count;
                 let landed = self

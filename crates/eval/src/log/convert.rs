@@ -1,12 +1,10 @@
 //! Actuator's events and messages in the reference's log shapes: ISO timestamps, `working_start`,
 //! event tags and field names as `inspect_ai.event` has them.
 
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
-
-use actuator_events::{Event, EventSink, ToolEvent, unix_seconds};
+use actuator_events::{Event, EventSink, ToolEvent, unix_now};
 use actuator_model::new_id;
 use serde_json::{Map, Value, json};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// ISO 8601 (UTC, microseconds) of a Unix time in seconds.
 pub(crate) fn iso(seconds: f64) -> String {
@@ -20,7 +18,7 @@ pub(crate) fn iso(seconds: f64) -> String {
 
 /// The current time, ISO 8601.
 pub(crate) fn now_iso() -> String {
-    iso(unix_seconds(SystemTime::now()))
+    iso(unix_now())
 }
 
 /// An event sink that stamps each event with its arrival time (span, info and limit events
@@ -48,7 +46,7 @@ impl EventSink for StampedLog {
         {
             return;
         }
-        let now = unix_seconds(SystemTime::now());
+        let now = unix_now();
         self.events
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -125,8 +123,8 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
     }
     let mut e = base("tool", t.started_at, sample_start);
     e.insert("type".into(), "function".into());
-    e.insert("id".into(), t.id.clone().into());
-    e.insert("function".into(), t.function.clone().into());
+    e.insert("id".into(), (*t.id).into());
+    e.insert("function".into(), (*t.function).into());
     e.insert("arguments".into(), Value::Object(Map::clone(&t.arguments)));
     e.insert("result".into(), to_value(&t.result));
     if let Some((from, to)) = t.truncated {
@@ -142,13 +140,13 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
         e.insert("working_time".into(), json!(w));
     }
     for (key, value) in [
-        ("agent", &t.agent),
-        ("agent_span_id", &t.agent_span_id),
-        ("message_id", &t.message_id),
-        ("span_id", &t.span_id),
+        ("agent", t.agent.as_deref()),
+        ("agent_span_id", t.agent_span_id.as_deref()),
+        ("message_id", t.message_id.as_deref()),
+        ("span_id", t.span_id.as_deref()),
     ] {
         if let Some(v) = value {
-            e.insert(key.into(), v.clone().into());
+            e.insert(key.into(), v.into());
         }
     }
     if t.failed == Some(true) || t.fatal.is_some() {
@@ -282,10 +280,10 @@ mod tests {
             Event::Model(Box::new(ModelEvent {
                 model: "openai/gpt".into(),
                 input: SharedMessages::from(&[][..]),
-                tools: vec![],
+                tools: Vec::new().into(),
                 tool_choice: ToolChoice::Auto,
                 config: GenerateConfig::default(),
-                output: Some(ModelOutput::from_content("openai/gpt", "hi")),
+                output: Some(ModelOutput::from_content("openai/gpt", "hi").into()),
                 error: None,
                 started_at: 99.0,
                 completed_at: 100.0,
