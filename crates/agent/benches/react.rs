@@ -26,7 +26,12 @@
 //!
 //! `--sizes` prints the inline sizes of the conversation's types instead.
 //!
-//! Usage: `react --k 100 --runs 3 [--model yield] [--events] [--hold]`.
+//! `--interleave` measures the cost of events as a ratio that the machine's drifting speed
+//! does not skew: each run times K agents without events and K with, in alternating order, in
+//! the same process; reported are both sets of turn times and, per run, events-on ÷ events-off
+//! of the median turn (median over runs).
+//!
+//! Usage: `react --k 100 --runs 3 [--model yield] [--events | --interleave] [--hold]`.
 
 #[path = "../../tool-core/benches/fixture/mod.rs"]
 mod fixture;
@@ -189,6 +194,7 @@ struct Args {
     runs: usize,
     yielding: bool,
     events: bool,
+    interleave: bool,
     hold: bool,
     sizes: bool,
 }
@@ -199,6 +205,7 @@ fn parse_args() -> Args {
         runs: 3,
         yielding: false,
         events: false,
+        interleave: false,
         hold: false,
         sizes: false,
     };
@@ -209,6 +216,7 @@ fn parse_args() -> Args {
             "--runs" => args.runs = it.next().and_then(|v| v.parse().ok()).unwrap_or(3),
             "--model" => args.yielding = it.next().as_deref() == Some("yield"),
             "--events" => args.events = true,
+            "--interleave" => args.interleave = true,
             "--hold" => args.hold = true,
             "--sizes" => args.sizes = true,
             // `cargo bench` passes `--bench`.
@@ -238,6 +246,10 @@ fn main() {
 
     // Warm-up (first use of the tool specs, the validator, the allocator), not reported.
     rt.block_on(run_k(1, &model, events.as_ref()));
+    if args.interleave {
+        interleaved(&rt, &args, &model);
+        return;
+    }
 
     let mut turns = Vec::new();
     let mut early = Vec::new();
@@ -317,6 +329,91 @@ fn main() {
     }
     // Dropping a runtime with 10 000 finished tasks is quick, but give it a bound anyway.
     rt.shutdown_timeout(Duration::from_secs(5));
+}
+
+/// The gaps between one agent's consecutive tool calls: its turn times.
+fn gaps(t: &AgentTiming) -> Vec<f64> {
+    t.stamps
+        .windows(2)
+        .map(|w| w[1].duration_since(w[0]).as_secs_f64())
+        .collect()
+}
+
+/// The median of `samples` (sorted in place).
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// `--interleave`: runs without and with events alternately, and reports their ratio.
+fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>) {
+    let sink = Arc::new(Counter::default());
+    let (mut off, mut on, mut early, mut late, mut ratios) = (
+        Vec::new(),
+        Vec::new(),
+        [Vec::new(), Vec::new()],
+        [Vec::new(), Vec::new()],
+        Vec::new(),
+    );
+    for run in 0..args.runs.max(1) {
+        let mut medians = [0.0; 2];
+        // Alternate which goes first, so neither always follows the other.
+        for i in 0..2 {
+            let with_events = (run + i) % 2 == 1;
+            let events = with_events.then_some(&sink);
+            let mut turns = Vec::new();
+            for t in rt.block_on(run_k(args.k, model, events)) {
+                let g = gaps(&t);
+                early[usize::from(with_events)].extend_from_slice(&g[..10]);
+                late[usize::from(with_events)].extend_from_slice(&g[g.len() - 10..]);
+                turns.extend(g);
+            }
+            let all = if with_events { &mut on } else { &mut off };
+            all.extend_from_slice(&turns);
+            medians[usize::from(with_events)] = median(&mut turns);
+        }
+        ratios.push(medians[1] / medians[0]);
+    }
+    let label = format!("react K={}, interleaved", args.k);
+    for (name, turns, early, late) in [
+        ("events off", &off, &early[0], &late[0]),
+        ("events counted", &on, &early[1], &late[1]),
+    ] {
+        emit(
+            &format!("{label}, {name}: time per turn (gap between tool calls)"),
+            turns,
+            "us",
+        );
+        emit(
+            &format!("{label}, {name}: time per turn, turns 2-11"),
+            early,
+            "us",
+        );
+        emit(
+            &format!("{label}, {name}: time per turn, turns 41-50"),
+            late,
+            "us",
+        );
+    }
+    let (mut early_ratio, mut late_ratio) = (
+        median(&mut early[1].clone()) / median(&mut early[0].clone()),
+        median(&mut late[1].clone()) / median(&mut late[0].clone()),
+    );
+    let row = json!({
+        "workload": "W5",
+        "case": format!("{label}: events on / off, time per turn (median of per-run ratios)"),
+        "median": median(&mut ratios),
+        "p90": ratios[ratios.len() * 9 / 10],
+        "min": ratios[0],
+        "runs": ratios.len(),
+        "unit": "x",
+    });
+    println!("RESULT {row}");
+    early_ratio = (early_ratio * 1000.0).round() / 1000.0;
+    late_ratio = (late_ratio * 1000.0).round() / 1000.0;
+    note(&format!(
+        "events on / off, medians of all runs: turns 2-11 {early_ratio}x, turns 41-50 {late_ratio}x"
+    ));
 }
 
 /// Prints the inline sizes of the values a conversation is made of.
