@@ -53,6 +53,8 @@ pub enum Unit {
     Bytes,
     /// A rate, per second.
     PerSecond,
+    /// One figure divided by another (`x`).
+    Ratio,
 }
 
 /// One median, in its canonical unit.
@@ -89,6 +91,7 @@ impl Measure {
             "MiB" => (1024.0 * 1024.0, Unit::Bytes),
             "KiB" => (1024.0, Unit::Bytes),
             "turns/s" | "samples/s" => (1.0, Unit::PerSecond),
+            "x" => (1.0, Unit::Ratio),
             _ => return None,
         };
         Some(Measure {
@@ -342,6 +345,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 Unit::Seconds => "s",
                 Unit::Bytes => "B",
                 Unit::PerSecond => "1/s",
+                Unit::Ratio => "x",
             };
             (k.clone(), json!({"median": m.value, "unit": unit}))
         })
@@ -579,6 +583,13 @@ fn w5(exe: &Path, quick: bool, rust: &mut BTreeMap<String, Measure>) -> Result<(
             Measure::bytes(peak),
         );
     }
+    // The cost of events as a ratio: with and without, alternately in one process, so that
+    // the machine's drifting speed does not skew it.
+    let runs = if quick { "200" } else { "1000" };
+    results(
+        &capture(Command::new(exe).args(["--k", "1", "--runs", runs, "--interleave"]))?,
+        rust,
+    );
     for yielding in [false, true] {
         let one = rust.get(&format!(
             "W5|{}: peak RSS (VmHWM)",

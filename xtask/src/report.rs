@@ -34,6 +34,10 @@ fn same_run(label: &'static str, rust: &'static str, python: &'static str) -> Ro
     }
 }
 
+/// The key of W5's interleaved events on ÷ off ratio.
+const W5_EVENTS_RATIO: &str =
+    "W5|react K=1, interleaved: events on / off, time per turn (median of per-run ratios)";
+
 fn w5(k: usize, yielding: bool, events: bool, what: &str) -> String {
     format!("W5|{}: {what}", w5_label(k, yielding, events))
 }
@@ -94,6 +98,7 @@ fn rows() -> Vec<Row> {
         row("W5 K=1: agent run (51 turns)", w5(1, false, false, "agent run (51 model turns)"), Some("W5|eval K=1: agent run (51 model turns)")),
         row("W5 K=1: throughput", w5(1, false, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=1: throughput (turns/s, agent phase)")),
         row("W5 K=1, events to a counting sink: time per turn", w5(1, false, true, "time per turn (gap between tool calls)"), None),
+        row("W5 K=1, events on ÷ off per turn (interleaved in one process)", W5_EVENTS_RATIO.to_owned(), None),
         row("W5 K=1, yielding model: time per turn", w5(1, true, false, "time per turn (gap between tool calls)"), None),
         row("W5 K=100: throughput", w5(100, false, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=100: throughput (turns/s, agent phase)")),
         row("W5 K=100, yielding model: throughput", w5(100, true, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=100: throughput (turns/s, agent phase)")),
@@ -157,6 +162,7 @@ pub fn show(m: Measure) -> String {
             }
         }
         Unit::PerSecond => format!("{} turns/s", thousands(m.value.round())),
+        Unit::Ratio => format!("{:.2}×", m.value),
     }
 }
 
@@ -270,6 +276,7 @@ fn target_list() -> Vec<Target> {
         t("W5 time per turn, K=1", w5(1, false, false, "time per turn (gap between tool calls)"), true, s(50e-6), "issue"),
         t("W5 throughput, K=100", w5(100, false, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),
         t("W5 throughput, K=100, yielding model", w5(100, true, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),
+        t("W5 events on ÷ off, time per turn (issue 16)", W5_EVENTS_RATIO.into(), true, Measure { value: 1.5, unit: Unit::Ratio }, "issue"),
         t("W5 memory per agent, K=10 000, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
         t("W5 memory per agent, K=100, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
     ]

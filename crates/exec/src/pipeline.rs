@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
 use crate::conversation::ConversationHandler;
-use crate::runner::{Attempt, Runner, Stop};
+use crate::runner::{Attempt, CallNames, Runner, Stop};
 
 /// A call after the checks that need no waiting (steps 1–4).
 pub(crate) struct Checked<'a> {
@@ -69,6 +69,7 @@ impl Runner<'_> {
     pub(crate) async fn pipeline(
         &self,
         call: &ToolCall,
+        names: &CallNames,
         checked: Result<&ToolDef, Failed>,
         arguments: &Arc<Map<String, Value>>,
         extensions: &Extensions,
@@ -113,7 +114,13 @@ impl Runner<'_> {
                         .map(|o| Landed::Conversation(Box::new(o)))
                 }
                 _ => {
-                    let mut ctx = ToolContext::new(call_ref.id.clone(), call_ref.function.clone());
+                    // The call's own names, unless an approver's modification changed them.
+                    let mut ctx = match &modified_call {
+                        None => {
+                            ToolContext::new(Arc::clone(&names.id), Arc::clone(&names.function))
+                        }
+                        Some(m) => ToolContext::new(m.id.as_str(), m.function.as_str()),
+                    };
                     ctx.extensions = extensions.clone();
                     def.call_args(ToolArgs::shared(arguments), ctx)
                         .await

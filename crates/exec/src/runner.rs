@@ -189,16 +189,16 @@ impl Runner<'_> {
                     started_at: unix_seconds_at(clock),
                     clock,
                     // Copied once, shared by the call's two events.
-                    names: CallNames::of(call),
                 }
             });
             // The checks wait for nothing and emit nothing, so the pending event still comes
             // before anything else of this call, and it shares the one copy of the arguments
             // they made (as do the tool and the completed event).
             let Checked { def, arguments } = self.check(call);
+            let names = CallNames::of(call);
             let mut extensions = None;
             if let Some(r) = &recorded {
-                let pending = self.pending_event(&r.names, &arguments, r.started_at);
+                let pending = self.pending_event(&names, &arguments, r.started_at);
                 self.emit(pending);
                 let runs_agent = self
                     .lookup(&call.function)
@@ -214,7 +214,7 @@ impl Runner<'_> {
                 approval: None,
                 approval_wait: Duration::ZERO,
             };
-            let pipeline = self.pipeline(call, def, &arguments, extensions, &mut attempt);
+            let pipeline = self.pipeline(call, &names, def, &arguments, extensions, &mut attempt);
             let outcome = match extensions.get::<ToolCallCanceller>() {
                 None => Some(pipeline.await),
                 Some(canceller) => {
@@ -226,7 +226,6 @@ impl Runner<'_> {
                 times: recorded.map(|r| {
                     let elapsed = r.clock.elapsed();
                     Times {
-                        names: r.names,
                         started_at: r.started_at,
                         completed_at: r.started_at + elapsed.as_secs_f64(),
                         working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
@@ -236,6 +235,7 @@ impl Runner<'_> {
                 waiting: attempt.approval_wait,
                 approval: attempt.approval,
                 agent: extensions.get::<ToolCallAgent>(),
+                names,
             };
             match outcome {
                 Some(outcome) => self.finish(call, outcome, finished),
@@ -265,7 +265,7 @@ impl Runner<'_> {
         finished: Finished<'_>,
     ) -> Result<CallDone, Stop> {
         let mut event = finished.times.map(|times| {
-            let mut e = self.pending_event(&times.names, &times.arguments, times.started_at);
+            let mut e = self.pending_event(&finished.names, &times.arguments, times.started_at);
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);
@@ -376,19 +376,19 @@ struct Finished<'a> {
     waiting: Duration,
     approval: Option<Box<ApprovalEvent>>,
     agent: Option<&'a ToolCallAgent>,
+    names: CallNames,
 }
 
 /// When a recorded call started: Unix seconds, and the monotonic clock.
 struct Recorded {
     started_at: f64,
     clock: Instant,
-    names: CallNames,
 }
 
-/// A recorded call's id and tool name, shared by its events.
-struct CallNames {
-    id: Arc<str>,
-    function: Arc<str>,
+/// A call's id and tool name, copied once and shared by its context and events.
+pub(crate) struct CallNames {
+    pub(crate) id: Arc<str>,
+    pub(crate) function: Arc<str>,
 }
 
 impl CallNames {
@@ -403,7 +403,6 @@ impl CallNames {
 /// When a recorded call ran (Unix seconds), how long it worked, and its arguments as its
 /// pending event has them.
 struct Times {
-    names: CallNames,
     started_at: f64,
     completed_at: f64,
     working_time: f64,

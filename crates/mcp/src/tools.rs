@@ -252,7 +252,7 @@ impl Forward {
     /// Forwards the call, its progress notifications routed to the observer while it runs.
     /// Dropping the future (the tool's timeout, a cancelled run) sends the server
     /// `notifications/cancelled` for the request.
-    async fn call(self, args: ToolArgs, call_id: String) -> Result<ToolOutput, ToolFailure> {
+    async fn call(self, args: ToolArgs, call_id: Arc<str>) -> Result<ToolOutput, ToolFailure> {
         let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = self

@@ -88,17 +88,17 @@ impl Extensions {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ToolContext {
-    /// The id the model gave the call.
-    pub call_id: String,
-    /// The name of the tool called.
-    pub function: String,
+    /// The id the model gave the call (shared with the call's events, not copied for them).
+    pub call_id: Arc<str>,
+    /// The name of the tool called (shared as the id is).
+    pub function: Arc<str>,
     /// Data from outer layers (for example, the conversation so far).
     pub extensions: Extensions,
 }
 
 impl ToolContext {
     /// A context for a call.
-    pub fn new(call_id: impl Into<String>, function: impl Into<String>) -> Self {
+    pub fn new(call_id: impl Into<Arc<str>>, function: impl Into<Arc<str>>) -> Self {
         ToolContext {
             call_id: call_id.into(),
             function: function.into(),
