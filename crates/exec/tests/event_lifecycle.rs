@@ -39,7 +39,10 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
             let pending = tool_events(&seen);
             assert_eq!(pending.len(), 1, "{pending:?}");
             assert!(pending[0].is_pending());
-            assert!(std::sync::Arc::ptr_eq(&pending[0].id, &ctx.call_id), "the context shares the event's id");
+            assert!(
+                std::sync::Arc::ptr_eq(&pending[0].id, &ctx.call_id),
+                "the context shares the event's id"
+            );
             Ok(ToolOutput::Text("done".into()))
         }
     });
