@@ -179,9 +179,11 @@ impl ToolDefBuilder {
         self
     }
 
-    /// Makes the tool conversation-taking ([`ToolKind::ConversationTaking`]), run by `handler`,
-    /// a handler type the executor knows (`actuator_exec::ConversationHandler`). Replaces
-    /// [`handler`](Self::handler).
+    /// Makes the tool conversation-taking ([`ToolKind::ConversationTaking`]), run by
+    /// `handler`, a handler type the executor knows (`actuator_exec::ConversationHandler`).
+    /// Replaces [`handler`](Self::handler).
+    ///
+    /// [`ToolKind::ConversationTaking`]: super::ToolKind::ConversationTaking
     #[must_use]
     pub fn conversation_handler<T: Any + Send + Sync>(mut self, handler: T) -> Self {
         self.handler = Some(Handler::Conversation(Arc::new(handler)));
