@@ -109,7 +109,11 @@ impl Transport {
     /// POSTs `body` as JSON to `path` and returns the body of the successful response, retrying
     /// as the policy says. A final failed status comes back as `Err(Failure::Status)` so the
     /// provider can read it (a context-window error is an output, not an error).
-    pub(crate) async fn post_json(&self, path: &str, body: &Value) -> Result<Vec<u8>, Failure> {
+    pub(crate) async fn post_json(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<Vec<u8>, Failure> {
         let url = self.url(path);
         let bytes = self.encode(body)?;
         self.with_retries(&url, || async {
@@ -129,7 +133,7 @@ impl Transport {
     pub(crate) async fn post_sse<S: SseSink>(
         &self,
         path: &str,
-        body: &Value,
+        body: &impl serde::Serialize,
         new_sink: impl Fn() -> S,
     ) -> Result<S, Failure> {
         use eventsource_stream::Eventsource;
@@ -167,7 +171,7 @@ impl Transport {
         .await
     }
 
-    fn encode(&self, body: &Value) -> Result<Vec<u8>, Failure> {
+    fn encode(&self, body: &impl serde::Serialize) -> Result<Vec<u8>, Failure> {
         serde_json::to_vec(body).map_err(|e| {
             Failure::Other(ProviderError::InvalidConversation {
                 provider: self.provider.clone(),

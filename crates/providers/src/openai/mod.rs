@@ -133,8 +133,7 @@ impl OpenAiChat {
         let path = "/chat/completions";
         let mut body = built.body;
         let result = if self.stream {
-            body["stream"] = serde_json::json!(true);
-            body["stream_options"] = serde_json::json!({"include_usage": true});
+            body.streamed();
             self.transport
                 .post_sse(path, &body, || {
                     stream::ChatStream::new(&self.transport.provider)
