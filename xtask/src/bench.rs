@@ -390,6 +390,7 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-eval",
         "-p",
         "actuator-mcp",
+        "-p",
         "actuator-providers",
         "--benches",
     ]);
