@@ -338,7 +338,7 @@ impl Runner<'_> {
         }
         if let ChatMessage::Tool(m) = &mut done.message {
             m.content = content;
-            m.error = error;
+            m.error = error.map(Box::new);
         }
         Ok(done)
     }

@@ -206,7 +206,7 @@ pub struct ChatMessageTool {
     pub function: Option<String>,
     /// The error, when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ToolCallError>,
+    pub error: Option<Box<ToolCallError>>,
 }
 
 /// One message of a conversation.
@@ -275,7 +275,7 @@ impl ChatMessage {
             metadata: None,
             tool_call_id: Some(tool_call_id.into()),
             function: Some(function.into()),
-            error,
+            error: error.map(Box::new),
         })
     }
 
