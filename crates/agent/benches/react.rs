@@ -395,10 +395,8 @@ fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>
             "us",
         );
     }
-    let (mut early_ratio, mut late_ratio) = (
-        median(&mut early[1].clone()) / median(&mut early[0].clone()),
-        median(&mut late[1].clone()) / median(&mut late[0].clone()),
-    );
+    let [early_off, early_on] = early.each_mut().map(|v| median(v));
+    let [late_off, late_on] = late.each_mut().map(|v| median(v));
     let row = json!({
         "workload": "W5",
         "case": format!("{label}: events on / off, time per turn (median of per-run ratios)"),
@@ -409,10 +407,10 @@ fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>
         "unit": "x",
     });
     println!("RESULT {row}");
-    early_ratio = (early_ratio * 1000.0).round() / 1000.0;
-    late_ratio = (late_ratio * 1000.0).round() / 1000.0;
     note(&format!(
-        "events on / off, medians of all runs: turns 2-11 {early_ratio}x, turns 41-50 {late_ratio}x"
+        "events on / off, medians of all runs: turns 2-11 {:.3}x, turns 41-50 {:.3}x",
+        early_on / early_off,
+        late_on / late_off
     ));
 }
 
