@@ -74,7 +74,10 @@ async fn a_real_model_runs_bash_in_the_sandbox_and_submits() {
         .find(|c| c.function == "bash")
         .expect("the model called bash");
     assert!(call.parse_error.is_none(), "{call:?}");
-    assert!(call.arguments["command"].is_string(), "{call:?}");
+    assert!(
+        call.arguments.to_map().unwrap()["command"].is_string(),
+        "{call:?}"
+    );
     let answer = messages
         .iter()
         .filter_map(ChatMessage::as_tool)

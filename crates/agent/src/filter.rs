@@ -6,8 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use actuator_model::{
-    BoxFuture, ChatMessage, ChatMessageUser, DEFAULT_CALL_WIDTH, MessageContent, MessageSource,
-    format_function_call,
+    BoxFuture, ChatMessage, ChatMessageUser, MessageContent, MessageSource, ToolCall,
 };
 use actuator_tool_core::Content;
 
@@ -98,11 +97,7 @@ pub fn content_only(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                         p.into_iter().filter(|c| !c.is_reasoning()).collect()
                     }
                 };
-                let calls: Vec<String> = a
-                    .calls()
-                    .iter()
-                    .map(|c| format_function_call(&c.function, &c.arguments, DEFAULT_CALL_WIDTH))
-                    .collect();
+                let calls: Vec<String> = a.calls().iter().map(ToolCall::render).collect();
                 if !calls.is_empty() {
                     parts.push(Content::text(calls.join("\n")));
                 }

@@ -397,7 +397,10 @@ async fn edit_clears_memory_content_and_drops_a_trailing_assistant() {
     ];
     let input = compact(&CompactionEdit::new(), &messages).await.input;
     assert_eq!(input.len(), 3);
-    let args = &input[1].as_assistant().unwrap().calls()[0].arguments;
+    let args = input[1].as_assistant().unwrap().calls()[0]
+        .arguments
+        .to_map()
+        .unwrap();
     assert_eq!(args["file_text"], "(content saved to memory)");
     assert_eq!(args["path"], "/memories/notes.md");
     // Without memory integration the arguments stay.
@@ -405,7 +408,10 @@ async fn edit_clears_memory_content_and_drops_a_trailing_assistant() {
         .await
         .input;
     assert_eq!(
-        input[1].as_assistant().unwrap().calls()[0].arguments["file_text"],
+        input[1].as_assistant().unwrap().calls()[0]
+            .arguments
+            .to_map()
+            .unwrap()["file_text"],
         "long notes"
     );
 }

@@ -1,6 +1,6 @@
 //! Parsing a provider's raw tool call arguments, with the reference's recovery rules.
 
-use actuator_model::ToolCall;
+use actuator_model::{ToolArguments, ToolCall};
 use actuator_tool_core::{MAX_ARGUMENT_DEPTH, ToolInfo};
 use serde_json::{Map, Value};
 
@@ -23,7 +23,7 @@ pub const MAX_SHOWN_ARGUMENT_BYTES: usize = 16 * 1024;
 /// ```
 /// use actuator_dialect::parse_tool_call;
 /// let call = parse_tool_call("c1", "add", Some(r#"{"x": 1, "y": 2}""#), &[]);
-/// assert_eq!(call.arguments["y"], 2);
+/// assert_eq!(call.arguments.get("y"), Some(serde_json::json!(2)));
 /// assert!(call.parse_error.is_none());
 /// let bad = parse_tool_call("c2", "add", Some(r#"{"x": 1,"#), &[]);
 /// assert!(bad.parse_error.unwrap().starts_with("Error parsing the following tool call arguments:"));
@@ -39,7 +39,7 @@ pub fn parse_tool_call(
     let text = raw.trim();
     if text.starts_with('{') {
         match parse_object(text) {
-            Ok(map) => call.arguments = map,
+            Ok(map) => call.arguments = ToolArguments::from_map(&map),
             Err(details) => {
                 call.parse_error = Some(format!(
                     "Error parsing the following tool call arguments:\n\n{}\n\nError details: {details}",
@@ -62,7 +62,7 @@ pub fn parse_tool_call(
         if takes_scalar(schema) {
             let value =
                 crate::yaml_scalar::resolve(text).unwrap_or_else(|| Value::String(text.to_owned()));
-            call.arguments.insert(param.clone(), value);
+            call.arguments = one_argument(param, value);
             return call;
         }
         let parsed = serde_json::from_str::<Value>(text);
@@ -79,9 +79,15 @@ pub fn parse_tool_call(
             return call;
         }
         let value = parsed.unwrap_or_else(|_| Value::String(text.to_owned()));
-        call.arguments.insert(param.clone(), value);
+        call.arguments = one_argument(param, value);
     }
     call
+}
+
+fn one_argument(param: &str, value: Value) -> ToolArguments {
+    let mut map = Map::with_capacity(1);
+    map.insert(param.to_owned(), value);
+    ToolArguments::from_map(&map)
 }
 
 /// Whether a parameter's schema is a boolean, number, integer or null type (alone, in a type

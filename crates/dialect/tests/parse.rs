@@ -26,7 +26,7 @@ fn json_objects_parse() {
     assert_eq!(c.function, "add");
     assert_eq!(c.kind, ToolCallKind::Function);
     assert_eq!(
-        serde_json::Value::Object(c.arguments),
+        c.arguments.to_value().unwrap(),
         json!({"x": 1, "y": [1, 2]})
     );
     assert!(c.parse_error.is_none());
@@ -39,7 +39,10 @@ fn stray_quotes_after_an_object_are_recovered() {
         assert!(c.parse_error.is_none(), "{raw}: {:?}", c.parse_error);
     }
     assert_eq!(
-        parse_tool_call("c", "f", Some(r#"{"a":1}""#), &[]).arguments["a"],
+        parse_tool_call("c", "f", Some(r#"{"a":1}""#), &[])
+            .arguments
+            .to_map()
+            .unwrap()["a"],
         1
     );
 }
@@ -109,9 +112,7 @@ fn non_object_text_nested_too_deep_is_a_parse_error() {
     let raw = format!("{}{}", "[".repeat(99), "]".repeat(99));
     let c = parse_tool_call("c", "bash", Some(&raw), &tools);
     assert!(c.parse_error.is_none());
-    assert!(
-        actuator_tool_core::check_nesting_depth(&serde_json::Value::Object(c.arguments)).is_ok()
-    );
+    assert!(actuator_tool_core::check_nesting_depth(&c.arguments.to_value().unwrap()).is_ok());
 }
 
 #[test]
@@ -144,8 +145,8 @@ fn non_object_text_goes_to_the_first_parameter() {
     for (raw, expected) in cases {
         let c = parse_tool_call("c", "bash", Some(raw), &tools);
         assert!(c.parse_error.is_none());
-        assert_eq!(c.arguments.len(), 1, "{raw}");
-        assert_eq!(c.arguments["command"], expected, "{raw}");
+        assert_eq!(c.arguments.to_map().unwrap().len(), 1, "{raw}");
+        assert_eq!(c.arguments.to_map().unwrap()["command"], expected, "{raw}");
     }
 }
 
@@ -198,7 +199,13 @@ fn a_scalar_first_parameter_reads_the_text_as_the_reference_yaml_does() {
         let tools = [flag.clone(), count.clone()];
         let call = parse_tool_call("c", name, Some(text), &tools);
         assert!(call.parse_error.is_none());
-        call.arguments.values().next().cloned().unwrap()
+        call.arguments
+            .to_map()
+            .unwrap()
+            .values()
+            .next()
+            .cloned()
+            .unwrap()
     };
     assert_eq!(arg("toggle", "True"), json!(true));
     assert_eq!(arg("toggle", "off"), json!(false));
@@ -210,7 +217,10 @@ fn a_scalar_first_parameter_reads_the_text_as_the_reference_yaml_does() {
     // A string first parameter keeps today's reading: JSON, else the text.
     let tools = [tool("say", &["text"])];
     assert_eq!(
-        parse_tool_call("c", "say", Some("True"), &tools).arguments["text"],
+        parse_tool_call("c", "say", Some("True"), &tools)
+            .arguments
+            .to_map()
+            .unwrap()["text"],
         json!("True")
     );
 }

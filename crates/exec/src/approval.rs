@@ -4,7 +4,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
-use actuator_model::{BoxFuture, ChatMessage, ToolCall, format_function_call};
+use actuator_model::{BoxFuture, ChatMessage, ToolCall};
 use actuator_tool_core::{ContentFormat, ToolCallContent, ToolCallView};
 use serde_json::{Map, Value};
 
@@ -159,11 +159,7 @@ impl ToolPattern {
         match self {
             ToolPattern::Exact(name) => &call.function == name,
             ToolPattern::NameGlob(p) => p.matches(&call.function),
-            ToolPattern::CallGlob(p) => p.matches(&format_function_call(
-                &call.function,
-                &call.arguments,
-                usize::MAX,
-            )),
+            ToolPattern::CallGlob(p) => p.matches(&call.render_in(usize::MAX)),
         }
     }
 }
@@ -291,10 +287,7 @@ pub fn default_view(call: &ToolCall) -> ToolCallView {
         call: Some(ToolCallContent {
             title: None,
             format: ContentFormat::Markdown,
-            content: format!(
-                "```python\n{}\n```\n",
-                format_function_call(&call.function, &call.arguments, 80)
-            ),
+            content: format!("```python\n{}\n```\n", call.render_in(80)),
         }),
     }
 }
@@ -386,7 +379,7 @@ impl TerminalApprover {
                     match serde_json::from_str::<Value>(json.trim()) {
                         Ok(Value::Object(arguments)) => {
                             let mut modified = call.clone();
-                            modified.arguments = arguments;
+                            modified.arguments = arguments.into();
                             return Approval::modify(modified);
                         }
                         _ => {

@@ -37,13 +37,19 @@ impl Runner<'_> {
         if let Some(parse_error) = &call.parse_error {
             return Checked {
                 def: Err(fail(ToolError::parsing(parse_error.clone()), None)),
-                arguments: Arc::new(call.arguments.clone()),
+                arguments: Arc::new(call.arguments.to_map().unwrap_or_default()),
             };
         }
-        let arguments = Value::Object(call.arguments.clone());
-        Checked {
-            def: self.check_arguments(call, &arguments),
-            arguments: Arc::new(into_object(arguments)),
+        // The call keeps its arguments as text: this parse is the call's one copy of them.
+        match call.arguments.to_value() {
+            Ok(arguments) => Checked {
+                def: self.check_arguments(call, &arguments),
+                arguments: Arc::new(into_object(arguments)),
+            },
+            Err(_) => Checked {
+                def: Err(fail(ToolError::too_deep(), None)),
+                arguments: Arc::new(Map::new()),
+            },
         }
     }
 
@@ -82,13 +88,16 @@ impl Runner<'_> {
         let modified_call = if self.options.approval.is_empty() {
             None
         } else {
-            Box::pin(self.approve(call, def, attempt)).await?
+            Box::pin(self.approve(call, def, arguments, attempt)).await?
         };
         let call_ref = modified_call.as_deref().unwrap_or(call);
         let arguments = match &modified_call {
             None => Arc::clone(arguments),
             Some(m) => {
-                let modified = Value::Object(m.arguments.clone());
+                let modified = m
+                    .arguments
+                    .to_value()
+                    .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
                 // A modified call is validated again.
                 def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
                 Arc::new(into_object(modified))
@@ -159,6 +168,7 @@ impl Runner<'_> {
         &self,
         call: &ToolCall,
         def: &ToolDef,
+        arguments: &Map<String, Value>,
         attempt: &mut Attempt,
     ) -> Result<Option<Box<ToolCall>>, Failed> {
         let fail = |e: ToolError| Failed::Tool(e, self.limit_for(Some(def)));
@@ -166,13 +176,13 @@ impl Runner<'_> {
             None => default_view(call),
             Some(viewer) => {
                 match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    viewer.view(&call.function, &call.arguments)
+                    viewer.view(&call.function, arguments)
                 })) {
                     Ok(mut v) => {
                         // Templates name arguments as `{{param}}` (the reference's
                         // substitute_tool_call_content).
-                        v.call = v.call.map(|c| c.substitute(&call.arguments));
-                        v.context = v.context.map(|c| c.substitute(&call.arguments));
+                        v.call = v.call.map(|c| c.substitute(arguments));
+                        v.context = v.context.map(|c| c.substitute(arguments));
                         if v.call.is_none() {
                             v.call = default_view(call).call;
                         }
@@ -211,7 +221,10 @@ impl Runner<'_> {
         let mut recorded = ApprovalEvent::new(approval.decision);
         recorded.approver = decided.approver;
         recorded.explanation.clone_from(&approval.explanation);
-        recorded.modified_arguments = approval.modified.as_ref().map(|m| m.arguments.clone());
+        recorded.modified_arguments = approval
+            .modified
+            .as_ref()
+            .and_then(|m| m.arguments.to_map().ok());
         attempt.approval = Some(Box::new(recorded));
         match approval.decision {
             ApprovalDecision::Approve => Ok(None),

@@ -134,7 +134,8 @@ impl Runner<'_> {
         if self.sink().is_some() {
             let now = unix_now();
             let names = CallNames::of(call);
-            let mut event = self.pending_event(&names, &Arc::new(call.arguments.clone()), now);
+            let arguments = Arc::new(call.arguments.to_map().unwrap_or_default());
+            let mut event = self.pending_event(&names, &arguments, now);
             event.pending = None;
             event.error = Some(error);
             event.completed_at = Some(now);

@@ -225,6 +225,23 @@ async fn parsing_rows() {
             "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
         )
     );
+    // Beyond the JSON parser's own limit of 128 (only a call built in code can hold that,
+    // as its arguments are kept as text): the same row, not a failure to read them.
+    let mut deeper = json!(1);
+    for _ in 0..200 {
+        deeper = json!([deeper]);
+    }
+    msgs[1] = common::assistant(&[("t", json!({"n": deeper}))]);
+    let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        result(&out.messages[0]),
+        row(
+            "parsing",
+            "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
+        )
+    );
 }
 
 #[tokio::test]

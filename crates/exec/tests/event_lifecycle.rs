@@ -201,7 +201,9 @@ struct Robot;
 impl Approver for Robot {
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
         let mut call: ToolCall = request.call.clone();
-        call.arguments.insert("s".into(), json!("modified"));
+        let mut arguments = call.arguments.to_map().unwrap();
+        arguments.insert("s".into(), json!("modified"));
+        call.arguments = arguments.into();
         Box::pin(std::future::ready(Approval::modify(call)))
     }
 }

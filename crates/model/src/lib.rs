@@ -18,6 +18,8 @@ pub use message::{
     MessageContent, MessageSource, ToolCallError, new_id,
 };
 
+mod arguments;
+pub use arguments::{ToolArguments, ToolArgumentsError};
 mod tool_call;
 pub use tool_call::{DEFAULT_CALL_WIDTH, ToolCall, ToolCallKind, format_function_call};
 

@@ -172,8 +172,7 @@ pub fn estimate_tokens(messages: &[ChatMessage]) -> u64 {
             let mut chars = m.text().chars().count();
             if let Some(a) = m.as_assistant() {
                 for call in a.calls() {
-                    chars += call.function.len()
-                        + serde_json::to_string(&call.arguments).map_or(0, |s| s.len());
+                    chars += call.function.len() + call.arguments.as_json().len();
                 }
             }
             (chars as u64).div_ceil(4) + 4

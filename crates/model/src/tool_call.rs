@@ -1,6 +1,7 @@
 //! Tool calls: what a model asks for, and how a call is rendered for people. Parsing a
 //! provider's raw argument text is `actuator_dialect::parse_tool_call`.
 
+use crate::ToolArguments;
 use actuator_tool_core::ToolCallContent;
 use actuator_tool_core::python_literal;
 use serde::{Deserialize, Serialize};
@@ -24,9 +25,9 @@ pub struct ToolCall {
     pub id: String,
     /// The tool to call.
     pub function: String,
-    /// The arguments.
+    /// The arguments, a JSON object kept as its text.
     #[serde(default)]
-    pub arguments: Map<String, Value>,
+    pub arguments: ToolArguments,
     /// Why the raw arguments could not be parsed, when they could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<String>,
@@ -46,8 +47,8 @@ impl ToolCall {
             id: id.into(),
             function: function.into(),
             arguments: match arguments {
-                Value::Object(map) => map,
-                _ => Map::new(),
+                Value::Object(map) => ToolArguments::from_map(&map),
+                _ => ToolArguments::new(),
             },
             parse_error: None,
             view: None,
@@ -55,9 +56,18 @@ impl ToolCall {
         }
     }
 
-    /// The call rendered as `name(k='v', n=3)`.
+    /// The call rendered as `name(k='v', n=3)`, in [`DEFAULT_CALL_WIDTH`] columns.
     pub fn render(&self) -> String {
-        format_function_call(&self.function, &self.arguments, DEFAULT_CALL_WIDTH)
+        self.render_in(DEFAULT_CALL_WIDTH)
+    }
+
+    /// The call rendered as [`format_function_call`] does, in `width` columns.
+    pub fn render_in(&self, width: usize) -> String {
+        match self.arguments.to_map() {
+            Ok(map) => format_function_call(&self.function, &map, width),
+            // Only a map nested past the parser's limit; its text is still worth showing.
+            Err(_) => format!("{}({})", self.function, self.arguments),
+        }
     }
 }
 

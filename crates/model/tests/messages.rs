@@ -204,7 +204,13 @@ async fn scripted_model_plays_in_order_then_says_it_ran_out() {
     let cfg = GenerateConfig::default();
     let first = m.generate(&[], &[], &ToolChoice::Auto, &cfg).await.unwrap();
     assert_eq!(first.model, "scripted");
-    assert_eq!(first.message().unwrap().calls()[0].arguments["y"], 2);
+    assert_eq!(
+        first.message().unwrap().calls()[0]
+            .arguments
+            .to_map()
+            .unwrap()["y"],
+        2
+    );
     assert_eq!(
         m.generate(&[], &[], &ToolChoice::Auto, &cfg)
             .await

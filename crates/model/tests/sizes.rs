@@ -2,7 +2,7 @@
 //! what each turn of every live agent costs. Rare parts (metadata, a call's custom view, a tool
 //! error) are boxed to keep it small: these bounds catch a field that grows it again.
 
-use actuator_model::{ChatMessage, ChatMessageAssistant, ChatMessageTool, ToolCall};
+use actuator_model::{ChatMessage, ChatMessageAssistant, ChatMessageTool, ToolArguments, ToolCall};
 use std::mem::size_of;
 
 #[test]
@@ -22,5 +22,6 @@ fn messages_and_calls_stay_small_inline() {
         "{}",
         size_of::<ChatMessageAssistant>()
     );
-    assert!(size_of::<ToolCall>() <= 160, "{}", size_of::<ToolCall>());
+    assert!(size_of::<ToolCall>() <= 104, "{}", size_of::<ToolCall>());
+    assert_eq!(size_of::<ToolArguments>(), 16);
 }

@@ -188,7 +188,10 @@ async fn thinking_tool_use_usage_and_stop_reason_come_back() {
     assert_eq!(message.content.text(), "Let me add.");
     let calls = message.calls();
     assert_eq!(
-        (calls[0].id.as_str(), calls[1].arguments["y"].clone()),
+        (
+            calls[0].id.as_str(),
+            calls[1].arguments.to_map().unwrap()["y"].clone()
+        ),
         ("toolu_01", json!(6))
     );
     let usage = out.usage.unwrap();

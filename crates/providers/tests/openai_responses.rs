@@ -74,11 +74,14 @@ async fn reasoning_models_use_the_responses_api_and_replay_reasoning() {
     assert_eq!(message.content.text(), "Adding.");
     let calls = message.calls();
     assert_eq!(
-        (calls[0].id.as_str(), calls[0].arguments["y"].clone()),
+        (
+            calls[0].id.as_str(),
+            calls[0].arguments.to_map().unwrap()["y"].clone()
+        ),
         ("call_1", json!(4))
     );
     assert_eq!(
-        Value::Object(calls[1].arguments.clone()),
+        calls[1].arguments.to_value().unwrap(),
         json!({"path": "a"}),
         "strict nulls stripped"
     );

@@ -103,15 +103,15 @@ async fn parallel_tool_calls_with_strict_nulls_stripped() {
     assert_eq!(calls[0].id, "call_a");
     // `read` went out strict: its null for the optional `limit` means "not given".
     assert_eq!(
-        Value::Object(calls[0].arguments.clone()),
+        calls[0].arguments.to_value().unwrap(),
         json!({"path": "a.txt"})
     );
     // `tag` could not be strict (a map): its null is the model's, left for validation to judge.
     assert_eq!(
-        Value::Object(calls[1].arguments.clone()),
+        calls[1].arguments.to_value().unwrap(),
         json!({"labels": {"k": "v"}, "note": null})
     );
-    assert_eq!(calls[2].arguments["y"], 2);
+    assert_eq!(calls[2].arguments.to_map().unwrap()["y"], 2);
     let request = &openai_requests(&server).await[0];
     assert_eq!(request["parallel_tool_calls"], true);
     assert_eq!(request["tool_choice"], "auto");
@@ -241,7 +241,7 @@ async fn malformed_arguments_become_a_parse_error_not_a_failure() {
     );
     // Stray quotes after a complete object are recovered.
     assert!(calls[1].parse_error.is_none());
-    assert_eq!(calls[1].arguments["y"], 2);
+    assert_eq!(calls[1].arguments.to_map().unwrap()["y"], 2);
 }
 
 #[tokio::test]

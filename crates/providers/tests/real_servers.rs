@@ -57,8 +57,12 @@ async fn calculator_completes_a_real_tool_call(model: Arc<dyn Model>) {
         .find(|c| c.function == "add")
         .expect("the model called add");
     assert!(call.parse_error.is_none(), "{call:?}");
-    let x = call.arguments["x"].as_i64().expect("x is an integer");
-    let y = call.arguments["y"].as_i64().expect("y is an integer");
+    let x = call.arguments.to_map().unwrap()["x"]
+        .as_i64()
+        .expect("x is an integer");
+    let y = call.arguments.to_map().unwrap()["y"]
+        .as_i64()
+        .expect("y is an integer");
     let answer = messages
         .iter()
         .filter_map(ChatMessage::as_tool)

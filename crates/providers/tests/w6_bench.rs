@@ -78,7 +78,7 @@ async fn a_turn_against_the_canned_server_lands_add_and_is_recorded() {
     assert_eq!(message.calls().len(), 1);
     assert_eq!(message.calls()[0].function, "add");
     assert_eq!(
-        Value::Object(message.calls()[0].arguments.clone()),
+        message.calls()[0].arguments.to_value().unwrap(),
         json!({"x": 3, "y": 4})
     );
     conversation.push(ChatMessage::Assistant(message));

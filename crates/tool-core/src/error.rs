@@ -231,6 +231,15 @@ impl ToolError {
         Self::with_kind(ToolErrorKind::Parsing, message)
     }
 
+    /// The `parsing` error of arguments nested deeper than [`MAX_ARGUMENT_DEPTH`](crate::MAX_ARGUMENT_DEPTH)
+    /// levels, as [`check_nesting_depth`](crate::check_nesting_depth) reports it.
+    pub fn too_deep() -> Self {
+        Self::parsing(format!(
+            "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of {}",
+            crate::MAX_ARGUMENT_DEPTH
+        ))
+    }
+
     /// A `timeout` error: `Command timed out before completing.`
     pub fn timeout() -> Self {
         Self::with_kind(

@@ -57,9 +57,7 @@ pub fn check_nesting_depth(value: &Value) -> Result<(), ToolError> {
         let containers = |c: &&Value| matches!(c, Value::Array(_) | Value::Object(_));
         match v {
             Value::Array(_) | Value::Object(_) if depth > MAX_ARGUMENT_DEPTH => {
-                return Err(ToolError::parsing(format!(
-                    "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of {MAX_ARGUMENT_DEPTH}"
-                )));
+                return Err(ToolError::too_deep());
             }
             Value::Array(items) => {
                 stack.extend(items.iter().filter(containers).map(|c| (c, depth)));

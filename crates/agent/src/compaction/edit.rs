@@ -305,7 +305,11 @@ pub(crate) fn clear_memory_content(messages: &mut [ChatMessage]) {
                 continue;
             }
             let mut cleared = false;
-            for (key, value) in call.arguments.iter_mut() {
+            // Arguments that do not parse (nested past the parser's limit) stay as they are.
+            let Ok(mut arguments) = call.arguments.to_map() else {
+                continue;
+            };
+            for (key, value) in arguments.iter_mut() {
                 if MEMORY_CONTENT_ARGS.contains(&key.as_str())
                     && value.as_str() != Some(MEMORY_CONTENT_SAVED)
                 {
@@ -314,6 +318,7 @@ pub(crate) fn clear_memory_content(messages: &mut [ChatMessage]) {
                 }
             }
             if cleared {
+                call.arguments = arguments.into();
                 // A custom view may show the content too.
                 call.view = None;
                 modified = true;

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use actuator_model::{ChatMessage, MessageContent};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// A request body written without a `Value` tree.
 #[derive(Serialize)]
@@ -64,10 +64,6 @@ fn text(content: &MessageContent) -> Cow<'_, str> {
     }
 }
 
-fn arguments(map: &Map<String, Value>) -> String {
-    serde_json::to_string(map).unwrap_or_default()
-}
-
 fn message(m: &ChatMessage) -> Message<'_> {
     match m {
         ChatMessage::System(s) => Message::System {
@@ -86,7 +82,7 @@ fn message(m: &ChatMessage) -> Message<'_> {
                     kind: "function",
                     function: Function {
                         name: &c.function,
-                        arguments: arguments(&c.arguments),
+                        arguments: c.arguments.as_json().to_owned(),
                     },
                 })
                 .collect(),

@@ -121,11 +121,14 @@ fn messages(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
             ChatMessage::Assistant(a) => {
                 let mut blocks = content_blocks(&a.content, true)?;
                 for call in a.calls() {
+                    let input = call.arguments.to_value().map_err(|e| {
+                        format!("the arguments of call {} cannot be read: {e}", call.id)
+                    })?;
                     blocks.push(json!({
                         "type": "tool_use",
                         "id": call.id,
                         "name": call.function,
-                        "input": Value::Object(call.arguments.clone()),
+                        "input": input,
                     }));
                 }
                 ("assistant", blocks, false)

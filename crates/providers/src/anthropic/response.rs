@@ -112,7 +112,7 @@ pub(crate) fn assemble(
             Block::ToolUse { id, name, input } => {
                 let mut call = ToolCall::new(id, name, Value::Null);
                 match input {
-                    Value::Object(map) => call.arguments = map,
+                    Value::Object(map) => call.arguments = map.into(),
                     Value::Null => {}
                     other => {
                         call.parse_error = Some(format!(

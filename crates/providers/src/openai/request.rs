@@ -117,8 +117,8 @@ struct Call<'a> {
 #[derive(Serialize)]
 struct CallFunction<'a> {
     name: &'a str,
-    /// The arguments as the JSON text the API takes.
-    arguments: String,
+    /// The arguments as the JSON text the API takes (the call's own).
+    arguments: &'a str,
 }
 
 pub(crate) fn build<'a>(
@@ -205,8 +205,7 @@ fn text(content: &MessageContent) -> Cow<'_, str> {
 }
 
 fn call(c: &ToolCall) -> Result<Call<'_>, String> {
-    let arguments = serde_json::to_string(&c.arguments)
-        .map_err(|e| format!("the arguments of call {} cannot be written: {e}", c.id))?;
+    let arguments = c.arguments.as_json();
     Ok(Call {
         id: &c.id,
         kind: "function",

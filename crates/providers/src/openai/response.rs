@@ -188,11 +188,11 @@ pub(crate) fn tool_call(
     if let Some(info) = info
         && call.parse_error.is_none()
         && strict.get(name).copied().unwrap_or(false)
+        && let Ok(mut args) = call.arguments.to_value()
     {
-        let mut args = Value::Object(std::mem::take(&mut call.arguments));
         actuator_dialect::strip_strict_nulls(info, &mut args);
         if let Value::Object(map) = args {
-            call.arguments = map;
+            call.arguments = map.into();
         }
     }
     call

@@ -140,7 +140,7 @@ fn message_items(m: &ChatMessage) -> Result<Vec<Value>, String> {
                     "type": "function_call",
                     "call_id": call.id,
                     "name": call.function,
-                    "arguments": Value::Object(call.arguments.clone()).to_string(),
+                    "arguments": call.arguments.as_json(),
                 }));
             }
             items

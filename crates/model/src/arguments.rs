@@ -1,0 +1,176 @@
+//! A tool call's arguments, kept as their JSON text.
+//!
+//! A conversation keeps every call it ever made, and a parsed `serde_json::Map` of two small
+//! arguments takes about 400 bytes of heap in six blocks (an ordered map's entries, its index
+//! table, each key); the text `{"x":1,"y":2}` takes one block of 30. The arguments are parsed
+//! where they are read (validated and deserialized when the call runs), and sent to a
+//! provider that wants text (OpenAI's `arguments` string) without being written again.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The arguments of a [`ToolCall`](crate::ToolCall): always a JSON object, kept as its text
+/// and shared on clone.
+///
+/// Build them from a map ([`from_map`](Self::from_map), `From<Map>`) or from a model's text
+/// ([`from_json`](Self::from_json), which checks it is an object); read them with
+/// [`to_map`](Self::to_map), [`get`](Self::get) or [`deserialize`](Self::deserialize), or
+/// take the text with [`as_json`](Self::as_json). Two values are equal when they hold the
+/// same object, whatever the key order or spacing of their text.
+///
+/// ```
+/// use actuator_model::ToolArguments;
+/// use serde_json::json;
+///
+/// let args = ToolArguments::from_json(r#"{"x": 1, "y": "two"}"#)?;
+/// assert_eq!(args.get("y"), Some(json!("two")));
+/// assert_eq!(args, ToolArguments::from(json!({"y": "two", "x": 1}).as_object().unwrap().clone()));
+///
+/// #[derive(serde::Deserialize)]
+/// struct Add { x: i64 }
+/// assert_eq!(args.deserialize::<Add>()?.x, 1);
+///
+/// assert!(ToolArguments::from_json("[1, 2]").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct ToolArguments {
+    json: Arc<str>,
+}
+
+/// Text that is not a JSON object was given as a tool call's arguments.
+#[derive(Debug, thiserror::Error)]
+#[error("tool call arguments must be a JSON object: {0}")]
+pub struct ToolArgumentsError(#[from] serde_json::Error);
+
+impl ToolArguments {
+    /// No arguments (`{}`); shares one allocation with every other empty value.
+    pub fn new() -> Self {
+        static EMPTY: OnceLock<Arc<str>> = OnceLock::new();
+        ToolArguments {
+            json: Arc::clone(EMPTY.get_or_init(|| Arc::from("{}"))),
+        }
+    }
+
+    /// The arguments of `map`, written as compact JSON (in the map's key order).
+    pub fn from_map(map: &Map<String, Value>) -> Self {
+        if map.is_empty() {
+            return Self::new();
+        }
+        // Writing a map of strings and JSON values into a string cannot fail.
+        let json = serde_json::to_string(map).unwrap_or_else(|_| String::from("{}"));
+        ToolArguments {
+            json: Arc::from(json),
+        }
+    }
+
+    /// The arguments written as `text`, kept as given once it parses as a JSON object.
+    ///
+    /// # Errors
+    /// When `text` is not JSON, is not an object, nests deeper than serde_json's limit of 128,
+    /// or holds a number outside the range of `f64`.
+    pub fn from_json(text: &str) -> Result<Self, ToolArgumentsError> {
+        // Parsed in full (not just scanned) so that every later parse of the text succeeds.
+        serde_json::from_str::<Map<String, Value>>(text)?;
+        Ok(ToolArguments {
+            json: Arc::from(text),
+        })
+    }
+
+    /// The JSON text of the object.
+    pub fn as_json(&self) -> &str {
+        &self.json
+    }
+
+    /// The arguments parsed into a map, in the order of their text.
+    ///
+    /// # Errors
+    /// Only for a map built in code that nests deeper than serde_json's parsing limit of 128
+    /// (text given to [`from_json`](Self::from_json) was checked to parse).
+    pub fn to_map(&self) -> Result<Map<String, Value>, ToolArgumentsError> {
+        Ok(serde_json::from_str(&self.json)?)
+    }
+
+    /// The arguments parsed into a `Value::Object`; errors as [`to_map`](Self::to_map).
+    ///
+    /// # Errors
+    /// As [`to_map`](Self::to_map).
+    pub fn to_value(&self) -> Result<Value, ToolArgumentsError> {
+        Ok(serde_json::from_str(&self.json)?)
+    }
+
+    /// The value of one argument, when there is one (parses the whole object; for many
+    /// reads, [`to_map`](Self::to_map) once).
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.to_map().ok()?.remove(key)
+    }
+
+    /// The arguments deserialized into `T`, straight from their text.
+    ///
+    /// # Errors
+    /// When the object does not fit `T`.
+    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(&self.json)
+    }
+
+    /// Whether there are no arguments.
+    pub fn is_empty(&self) -> bool {
+        self.to_map().is_ok_and(|m| m.is_empty())
+    }
+}
+
+impl Default for ToolArguments {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl From<Map<String, Value>> for ToolArguments {
+    fn from(map: Map<String, Value>) -> Self {
+        Self::from_map(&map)
+    }
+}
+
+impl From<&Map<String, Value>> for ToolArguments {
+    fn from(map: &Map<String, Value>) -> Self {
+        Self::from_map(map)
+    }
+}
+
+impl PartialEq for ToolArguments {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.json, &other.json)
+            || self.json == other.json
+            || matches!((self.to_map(), other.to_map()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+
+impl fmt::Debug for ToolArguments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolArguments").field(&&*self.json).finish()
+    }
+}
+
+impl fmt::Display for ToolArguments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.json)
+    }
+}
+
+impl Serialize for ToolArguments {
+    /// As the JSON object itself (parsed, so any serializer sees an object, not text).
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_map()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolArguments {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Map::<String, Value>::deserialize(deserializer).map(|m| Self::from_map(&m))
+    }
+}
