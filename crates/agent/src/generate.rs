@@ -164,6 +164,7 @@ impl RunContext {
                 .execute_tools(&state.messages, tools, &execute)
                 .await
                 .map_err(|e| e.or_state(state))?;
+            state.release_parsed_arguments();
             state.messages.extend(result.messages);
             if let Some(o) = result.output {
                 state.set_output(o);

@@ -69,6 +69,18 @@ impl AgentState {
         }
     }
 
+    /// Releases the parsed arguments kept with the calls of the last message, when it is an
+    /// assistant message ([`ChatMessageAssistant::release_parsed_arguments`]): the loops do
+    /// this once the calls have run, so the conversation keeps each call's arguments as text
+    /// alone.
+    ///
+    /// [`ChatMessageAssistant::release_parsed_arguments`]: actuator_model::ChatMessageAssistant::release_parsed_arguments
+    pub fn release_parsed_arguments(&mut self) {
+        if let Some(ChatMessage::Assistant(a)) = self.messages.last_mut() {
+            a.release_parsed_arguments();
+        }
+    }
+
     /// The explicitly set output, if any.
     pub fn explicit_output(&self) -> Option<&ModelOutput> {
         self.output.as_deref()

@@ -132,3 +132,22 @@ async fn the_state_keeps_the_output_its_model_event_recorded_and_events_share_th
     // Every turn's event holds the agent's one list of tool infos.
     assert!(Arc::ptr_eq(&events[0].tools, &events[2].tools));
 }
+
+#[tokio::test]
+async fn the_conversation_keeps_each_call_as_text_once_it_has_run() {
+    let (model, _seen) = recording(vec![call_add(1, 1), call_add(2, 1), submit("3")]);
+    let agent = react().model(model).tools([add_tool()]).build().unwrap();
+    let out = run_with(&agent, "count", RunOptions::new()).await.unwrap();
+    let calls: Vec<_> = out
+        .state
+        .messages
+        .iter()
+        .filter_map(ChatMessage::as_assistant)
+        .flat_map(|a| a.calls())
+        .collect();
+    assert_eq!(calls.iter().filter(|c| c.function == "add").count(), 2);
+    for call in calls {
+        assert!(!call.arguments.keeps_parsed(), "{call:?}");
+        assert!(!call.arguments.as_json().is_empty());
+    }
+}

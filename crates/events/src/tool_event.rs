@@ -62,8 +62,8 @@ pub struct ToolEvent {
     /// The tool called (shared as the id is).
     pub function: Arc<str>,
     /// The arguments the call ran with (after an approver's modification), shared between
-    /// the call's pending and completed events.
-    pub arguments: Arc<Map<String, Value>>,
+    /// the call's pending and completed events, and with the tool itself: a JSON object.
+    pub arguments: Arc<Value>,
     /// The result content (after truncation), as the model sees it.
     #[serde(default)]
     pub result: MessageContent,
@@ -116,7 +116,7 @@ impl ToolEvent {
     pub fn pending(
         id: impl Into<Arc<str>>,
         function: impl Into<Arc<str>>,
-        arguments: impl Into<Arc<Map<String, Value>>>,
+        arguments: impl Into<Arc<Value>>,
         started_at: f64,
     ) -> Self {
         ToolEvent {

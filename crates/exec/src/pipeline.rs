@@ -25,7 +25,7 @@ pub(crate) struct Checked<'a> {
     pub(crate) def: Result<&'a ToolDef, Failed>,
     /// The call's arguments: the copy the checks read, shared with the tool (read in place)
     /// and with the call's events.
-    pub(crate) arguments: Arc<Map<String, Value>>,
+    pub(crate) arguments: Arc<Value>,
 }
 
 impl Runner<'_> {
@@ -37,18 +37,22 @@ impl Runner<'_> {
         if let Some(parse_error) = &call.parse_error {
             return Checked {
                 def: Err(fail(ToolError::parsing(parse_error.clone()), None)),
-                arguments: Arc::new(call.arguments.to_map().unwrap_or_default()),
+                arguments: call
+                    .arguments
+                    .to_shared_value()
+                    .unwrap_or_else(|_| Arc::new(Value::Object(Map::new()))),
             };
         }
-        // The call keeps its arguments as text: this parse is the call's one copy of them.
-        match call.arguments.to_value() {
+        // The object a fresh call keeps beside its text, or the text parsed: the one copy
+        // the checks read, the tool takes and the events share.
+        match call.arguments.to_shared_value() {
             Ok(arguments) => Checked {
                 def: self.check_arguments(call, &arguments),
-                arguments: Arc::new(into_object(arguments)),
+                arguments,
             },
             Err(_) => Checked {
                 def: Err(fail(ToolError::too_deep(), None)),
-                arguments: Arc::new(Map::new()),
+                arguments: Arc::new(Value::Object(Map::new())),
             },
         }
     }
@@ -77,7 +81,7 @@ impl Runner<'_> {
         call: &ToolCall,
         names: &CallNames,
         checked: Result<&ToolDef, Failed>,
-        arguments: &Arc<Map<String, Value>>,
+        arguments: &Arc<Value>,
         extensions: &Extensions,
         attempt: &mut Attempt,
     ) -> Result<Landed, Failed> {
@@ -88,7 +92,7 @@ impl Runner<'_> {
         let modified_call = if self.options.approval.is_empty() {
             None
         } else {
-            Box::pin(self.approve(call, def, arguments, attempt)).await?
+            Box::pin(self.approve(call, def, object(arguments), attempt)).await?
         };
         let call_ref = modified_call.as_deref().unwrap_or(call);
         let arguments = match &modified_call {
@@ -96,11 +100,11 @@ impl Runner<'_> {
             Some(m) => {
                 let modified = m
                     .arguments
-                    .to_value()
+                    .to_shared_value()
                     .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
                 // A modified call is validated again.
                 def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
-                Arc::new(into_object(modified))
+                modified
             }
         };
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
@@ -245,12 +249,10 @@ impl Runner<'_> {
     }
 }
 
-/// The map of an arguments value built from one (`Value::Object`).
-fn into_object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
+/// The map of a call's arguments (always an object; an empty map otherwise).
+fn object(value: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+    value.as_object().unwrap_or(&EMPTY)
 }
 
 pub(crate) enum Landed {

@@ -134,7 +134,10 @@ impl Runner<'_> {
         if self.sink().is_some() {
             let now = unix_now();
             let names = CallNames::of(call);
-            let arguments = Arc::new(call.arguments.to_map().unwrap_or_default());
+            let arguments = call
+                .arguments
+                .to_shared_value()
+                .unwrap_or_else(|_| Arc::new(Value::Object(Map::new())));
             let mut event = self.pending_event(&names, &arguments, now);
             event.pending = None;
             event.error = Some(error);
@@ -162,7 +165,7 @@ impl Runner<'_> {
     fn pending_event(
         &self,
         names: &CallNames,
-        arguments: &Arc<Map<String, Value>>,
+        arguments: &Arc<Value>,
         started_at: f64,
     ) -> Box<ToolEvent> {
         let mut event = Box::new(ToolEvent::pending(
@@ -276,7 +279,7 @@ impl Runner<'_> {
                 .as_ref()
                 .and_then(|a| a.modified_arguments.as_ref())
             {
-                e.arguments = Arc::new(modified.clone());
+                e.arguments = Arc::new(Value::Object(modified.clone()));
             }
             if let Some(slot) = finished.agent {
                 e.agent = slot.agent();
@@ -407,5 +410,5 @@ struct Times {
     started_at: f64,
     completed_at: f64,
     working_time: f64,
-    arguments: Arc<Map<String, Value>>,
+    arguments: Arc<Value>,
 }

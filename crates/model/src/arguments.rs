@@ -5,6 +5,10 @@
 //! table, each key); the text `{"x":1,"y":2}` takes one block of 30. The arguments are parsed
 //! where they are read (validated and deserialized when the call runs), and sent to a
 //! provider that wants text (OpenAI's `arguments` string) without being written again.
+//!
+//! A call fresh from a model also keeps the object it was built from, so the executor
+//! validates it and hands it to the tool without parsing the text again; an agent releases
+//! that object once the call has run, and the conversation keeps the text alone.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -39,6 +43,8 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone)]
 pub struct ToolArguments {
     json: Arc<str>,
+    /// The object the text was written from, while the call is fresh (always an object).
+    parsed: Option<Arc<Value>>,
 }
 
 /// Text that is not a JSON object was given as a tool call's arguments.
@@ -52,10 +58,12 @@ impl ToolArguments {
         static EMPTY: OnceLock<Arc<str>> = OnceLock::new();
         ToolArguments {
             json: Arc::clone(EMPTY.get_or_init(|| Arc::from("{}"))),
+            parsed: None,
         }
     }
 
-    /// The arguments of `map`, written as compact JSON (in the map's key order).
+    /// The arguments of `map`, written as compact JSON (in the map's key order). The text
+    /// alone is kept; `From<Map>` also keeps the map for the call's execution.
     pub fn from_map(map: &Map<String, Value>) -> Self {
         if map.is_empty() {
             return Self::new();
@@ -64,7 +72,19 @@ impl ToolArguments {
         let json = serde_json::to_string(map).unwrap_or_else(|_| String::from("{}"));
         ToolArguments {
             json: Arc::from(json),
+            parsed: None,
         }
+    }
+
+    /// The arguments of `map`, written as compact JSON and kept with the map itself, which
+    /// the executor then reads without parsing the text (see
+    /// [`release_parsed`](Self::release_parsed)).
+    pub fn from_parsed(map: Map<String, Value>) -> Self {
+        let mut arguments = Self::from_map(&map);
+        if !map.is_empty() {
+            arguments.parsed = Some(Arc::new(Value::Object(map)));
+        }
+        arguments
     }
 
     /// The arguments written as `text`, kept as given once it parses as a JSON object.
@@ -77,6 +97,7 @@ impl ToolArguments {
         serde_json::from_str::<Map<String, Value>>(text)?;
         Ok(ToolArguments {
             json: Arc::from(text),
+            parsed: None,
         })
     }
 
@@ -91,6 +112,9 @@ impl ToolArguments {
     /// Only for a map built in code that nests deeper than serde_json's parsing limit of 128
     /// (text given to [`from_json`](Self::from_json) was checked to parse).
     pub fn to_map(&self) -> Result<Map<String, Value>, ToolArgumentsError> {
+        if let Some(Value::Object(map)) = self.parsed.as_deref() {
+            return Ok(map.clone());
+        }
         Ok(serde_json::from_str(&self.json)?)
     }
 
@@ -99,7 +123,34 @@ impl ToolArguments {
     /// # Errors
     /// As [`to_map`](Self::to_map).
     pub fn to_value(&self) -> Result<Value, ToolArgumentsError> {
+        if let Some(parsed) = &self.parsed {
+            return Ok(Value::clone(parsed));
+        }
         Ok(serde_json::from_str(&self.json)?)
+    }
+
+    /// The arguments as a shared `Value::Object`: the object kept with a fresh call, without
+    /// a copy, or else the text parsed.
+    ///
+    /// # Errors
+    /// As [`to_map`](Self::to_map).
+    pub fn to_shared_value(&self) -> Result<Arc<Value>, ToolArgumentsError> {
+        match &self.parsed {
+            Some(parsed) => Ok(Arc::clone(parsed)),
+            None => Ok(Arc::new(serde_json::from_str(&self.json)?)),
+        }
+    }
+
+    /// Whether the parsed object is still kept beside the text.
+    pub fn keeps_parsed(&self) -> bool {
+        self.parsed.is_some()
+    }
+
+    /// Drops the parsed object and keeps the text alone (about a tenth of the memory for a
+    /// small object). Agents do this once a call has run; reading the arguments afterwards
+    /// parses the text.
+    pub fn release_parsed(&mut self) {
+        self.parsed = None;
     }
 
     /// The value of one argument, when there is one (parses the whole object; for many
@@ -129,8 +180,9 @@ impl Default for ToolArguments {
 }
 
 impl From<Map<String, Value>> for ToolArguments {
+    /// As [`from_parsed`](ToolArguments::from_parsed).
     fn from(map: Map<String, Value>) -> Self {
-        Self::from_map(&map)
+        Self::from_parsed(map)
     }
 }
 

@@ -181,6 +181,16 @@ impl ChatMessageAssistant {
     pub fn calls(&self) -> &[ToolCall] {
         self.tool_calls.as_deref().unwrap_or_default()
     }
+
+    /// Keeps each call's arguments as text alone
+    /// ([`ToolArguments::release_parsed`](crate::ToolArguments::release_parsed)): agents do
+    /// this once the calls have run, so a long conversation does not keep a parsed copy of
+    /// every call it made.
+    pub fn release_parsed_arguments(&mut self) {
+        for call in self.tool_calls.iter_mut().flatten() {
+            call.arguments.release_parsed();
+        }
+    }
 }
 
 /// A tool message: the result of one tool call.
@@ -398,3 +408,4 @@ impl From<ChatMessageAssistant> for ChatMessage {
         ChatMessage::Assistant(m)
     }
 }
+

@@ -47,7 +47,7 @@ impl ToolCall {
             id: id.into(),
             function: function.into(),
             arguments: match arguments {
-                Value::Object(map) => ToolArguments::from_map(&map),
+                Value::Object(map) => ToolArguments::from_parsed(map),
                 _ => ToolArguments::new(),
             },
             parse_error: None,

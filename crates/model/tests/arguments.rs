@@ -12,7 +12,9 @@ fn map(v: Value) -> serde_json::Map<String, Value> {
 
 #[test]
 fn text_from_a_map_is_compact_and_keeps_key_order() {
-    let args = ToolArguments::from(map(json!({"b": 1, "a": [true, null], "c": {"d": "e"}})));
+    let mut args = ToolArguments::from(map(json!({"b": 1, "a": [true, null], "c": {"d": "e"}})));
+    assert!(args.keeps_parsed());
+    args.release_parsed();
     assert_eq!(args.as_json(), r#"{"b":1,"a":[true,null],"c":{"d":"e"}}"#);
     assert_eq!(
         args.to_map().unwrap().keys().collect::<Vec<_>>(),
@@ -80,6 +82,9 @@ fn serialized_as_the_object_and_read_back_from_one() {
     let read: ToolCall = serde_json::from_value(written).unwrap();
     assert_eq!(read, call);
     assert_eq!(read.arguments.as_json(), r#"{"x":1,"y":2}"#);
+    // What is read back keeps the text alone: a log of many calls is not parsed twice over.
+    assert!(!read.arguments.keeps_parsed());
+    assert!(!ToolArguments::from_map(&map(json!({"x": 1}))).keeps_parsed());
     // A missing `arguments` is no arguments; a non-object is an error naming the field type.
     let bare: ToolCall = serde_json::from_value(json!({"id": "c", "function": "f"})).unwrap();
     assert!(bare.arguments.is_empty());
@@ -107,7 +112,12 @@ fn a_map_nested_past_the_parser_limit_is_kept_and_reported_when_read() {
     for _ in 0..200 {
         deep = json!([deep]);
     }
-    let call = ToolCall::new("c", "f", json!({"d": deep}));
+    let mut call = ToolCall::new("c", "f", json!({"d": deep}));
+    // Fresh, the call reads from the object it keeps.
+    assert!(call.arguments.keeps_parsed());
+    assert!(call.arguments.to_map().is_ok());
+    // Released, the text is all there is, and it does not parse back.
+    call.arguments.release_parsed();
     assert!(call.arguments.to_map().is_err());
     assert!(call.arguments.get("d").is_none());
     // Rendering shows the text rather than failing.

@@ -22,6 +22,6 @@ fn messages_and_calls_stay_small_inline() {
         "{}",
         size_of::<ChatMessageAssistant>()
     );
-    assert!(size_of::<ToolCall>() <= 104, "{}", size_of::<ToolCall>());
-    assert_eq!(size_of::<ToolArguments>(), 16);
+    assert!(size_of::<ToolCall>() <= 112, "{}", size_of::<ToolCall>());
+    assert_eq!(size_of::<ToolArguments>(), 24);
 }

@@ -39,7 +39,8 @@ enum Inner {
     /// in place: bit `i` of `taken` marks the `i`-th entry as taken, and `rest` caches what
     /// [`ToolArgs::as_map`] returns once something was taken.
     Shared {
-        map: Arc<Map<String, Value>>,
+        /// Always a `Value::Object` ([`ToolArgs::shared`] checks).
+        map: Arc<Value>,
         taken: u64,
         rest: OnceLock<Box<Map<String, Value>>>,
     },
@@ -76,22 +77,24 @@ impl ToolArgs {
         }
     }
 
-    /// Wraps an arguments object shared with others, without copying it: parameters are
-    /// deserialized from it in place. (The executor shares a call's arguments between the
-    /// tool and the call's events.)
+    /// Wraps an arguments object (a `Value::Object`; anything else is no arguments) shared
+    /// with others, without copying it: parameters are deserialized from it in place. (The
+    /// executor shares a call's arguments between the tool and the call's events.)
     ///
     /// ```
     /// use std::sync::Arc;
     /// use actuator_tool_core::ToolArgs;
-    /// let shared = Arc::new(serde_json::json!({"x": 2, "y": 3}).as_object().unwrap().clone());
+    /// let shared = Arc::new(serde_json::json!({"x": 2, "y": 3}));
     /// let mut args = ToolArgs::shared(Arc::clone(&shared));
     /// assert_eq!(args.required::<i64>("x").unwrap(), 2);
     /// assert_eq!(args.as_map().len(), 1); // `y` is left
-    /// assert_eq!(shared.len(), 2); // the shared map is untouched
+    /// assert_eq!(shared.as_object().unwrap().len(), 2); // the shared map is untouched
     /// ```
-    pub fn shared(map: Arc<Map<String, Value>>) -> Self {
-        if map.len() > MAX_SHARED {
-            return ToolArgs::new(Arc::unwrap_or_clone(map));
+    pub fn shared(map: Arc<Value>) -> Self {
+        match map.as_object() {
+            None => return ToolArgs::default(),
+            Some(object) if object.len() > MAX_SHARED => return ToolArgs::new(object.clone()),
+            Some(_) => {}
         }
         ToolArgs {
             inner: Inner::Shared {
@@ -118,8 +121,10 @@ impl ToolArgs {
     pub fn as_map(&self) -> &Map<String, Value> {
         match &self.inner {
             Inner::Owned(map) => map,
-            Inner::Shared { map, taken: 0, .. } => map,
-            Inner::Shared { map, taken, rest } => rest.get_or_init(|| Box::new(left(map, *taken))),
+            Inner::Shared { map, taken: 0, .. } => object(map),
+            Inner::Shared { map, taken, rest } => {
+                rest.get_or_init(|| Box::new(left(object(map), *taken)))
+            }
         }
     }
 
@@ -127,8 +132,11 @@ impl ToolArgs {
     pub fn into_map(self) -> Map<String, Value> {
         match self.inner {
             Inner::Owned(map) => map,
-            Inner::Shared { map, taken: 0, .. } => Arc::unwrap_or_clone(map),
-            Inner::Shared { map, taken, .. } => left(&map, taken),
+            Inner::Shared { map, taken: 0, .. } => match Arc::unwrap_or_clone(map) {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            },
+            Inner::Shared { map, taken, .. } => left(object(&map), taken),
         }
     }
 
@@ -141,7 +149,7 @@ impl ToolArgs {
             Inner::Shared { map, taken, rest } => {
                 // A linear scan: tools take a few parameters, and comparing a few short keys
                 // costs less than hashing one.
-                let found = map
+                let found = object(map)
                     .iter()
                     .enumerate()
                     .find(|(i, (key, _))| *taken & (1 << i) == 0 && key.as_str() == name);
@@ -208,6 +216,12 @@ impl ToolArgs {
 }
 
 /// The entries of `map` whose bit in `taken` is clear.
+/// The map of a shared arguments value (always an object; an empty map otherwise).
+fn object(value: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+    value.as_object().unwrap_or(&EMPTY)
+}
+
 fn left(map: &Map<String, Value>, taken: u64) -> Map<String, Value> {
     map.iter()
         .enumerate()

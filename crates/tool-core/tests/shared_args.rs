@@ -12,9 +12,9 @@ fn object(value: Value) -> Map<String, Value> {
 }
 
 /// Both forms of the same arguments.
-fn both(value: Value) -> (ToolArgs, ToolArgs, Arc<Map<String, Value>>) {
+fn both(value: Value) -> (ToolArgs, ToolArgs, Arc<Value>) {
     let map = object(value);
-    let shared = Arc::new(map.clone());
+    let shared = Arc::new(Value::Object(map.clone()));
     (
         ToolArgs::new(map),
         ToolArgs::shared(Arc::clone(&shared)),
@@ -55,7 +55,11 @@ fn taking_reads_like_the_owned_form_and_leaves_the_shared_map_alone() {
     // Taking after `as_map` updates what is left.
     let _: Vec<i64> = shared.or_default("list").unwrap();
     assert!(shared.as_map().is_empty());
-    assert_eq!(*map, object(args), "the shared map is untouched");
+    assert_eq!(
+        *map,
+        Value::Object(object(args)),
+        "the shared map is untouched"
+    );
 }
 
 #[test]
@@ -76,7 +80,7 @@ fn the_whole_arguments_come_out_as_a_map_or_a_struct() {
     let left = shared.clone().into_map();
     assert_eq!(owned.into_map(), left);
     assert_eq!(left.keys().collect::<Vec<_>>(), ["a", "c"]);
-    assert_eq!(map.len(), 3);
+    assert_eq!(map.as_object().unwrap().len(), 3);
     // Nothing taken and no other owner: the map itself comes back.
     let (_, shared, map) = both(json!({"a": 1}));
     drop(map);
@@ -84,16 +88,26 @@ fn the_whole_arguments_come_out_as_a_map_or_a_struct() {
 }
 
 #[test]
+fn a_shared_value_that_is_not_an_object_is_no_arguments() {
+    for value in [json!(null), json!([1, 2]), json!("x")] {
+        let mut args = ToolArgs::shared(Arc::new(value));
+        assert!(args.as_map().is_empty());
+        assert_eq!(args.optional::<i64>("x").unwrap(), None);
+        assert!(args.into_map().is_empty());
+    }
+}
+
+#[test]
 fn more_entries_than_shared_bits_are_copied_and_still_work() {
     let wide: Map<String, Value> = (0..100).map(|i| (format!("k{i}"), json!(i))).collect();
-    let mut shared = ToolArgs::shared(Arc::new(wide));
+    let mut shared = ToolArgs::shared(Arc::new(Value::Object(wide)));
     for i in (0..100).rev() {
         assert_eq!(shared.required::<i64>(&format!("k{i}")).unwrap(), i);
     }
     assert!(shared.as_map().is_empty());
     // At the limit, the last entry is still read in place.
     let edge: Map<String, Value> = (0..64).map(|i| (format!("k{i}"), json!(i))).collect();
-    let mut shared = ToolArgs::shared(Arc::new(edge));
+    let mut shared = ToolArgs::shared(Arc::new(Value::Object(edge)));
     assert_eq!(shared.required::<i64>("k63").unwrap(), 63);
     assert_eq!(shared.as_map().len(), 63);
 }
@@ -108,7 +122,7 @@ proptest! {
         let map: Map<String, Value> =
             keys.iter().enumerate().map(|(i, k)| (k.clone(), json!(i))).collect();
         let mut owned = ToolArgs::new(map.clone());
-        let mut shared = ToolArgs::shared(Arc::new(map));
+        let mut shared = ToolArgs::shared(Arc::new(Value::Object(map)));
         for (name, how) in takes {
             let (a, b) = match how {
                 0 => (owned.optional::<i64>(&name).ok(), shared.optional::<i64>(&name).ok()),

@@ -289,6 +289,7 @@ impl ReactAgent {
             .execute_tools(&state.messages, tools, options)
             .await
             .map_err(|e| e.or_state(state))?;
+        state.release_parsed_arguments();
         let answer = self
             .submit
             .as_ref()

@@ -125,7 +125,7 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
     e.insert("type".into(), "function".into());
     e.insert("id".into(), (*t.id).into());
     e.insert("function".into(), (*t.function).into());
-    e.insert("arguments".into(), Value::Object(Map::clone(&t.arguments)));
+    e.insert("arguments".into(), Value::clone(&t.arguments));
     e.insert("result".into(), to_value(&t.result));
     if let Some((from, to)) = t.truncated {
         e.insert("truncated".into(), json!([from, to]));
