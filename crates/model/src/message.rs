@@ -6,15 +6,43 @@ use serde_json::{Map, Value};
 
 use crate::tool_call::ToolCall;
 
-/// A new unique message or call id.
+/// A new unique message or call id: a random (v4) UUID written as the reference's
+/// `shortuuid` writes one, 22 characters of a 57-letter alphabet without look-alikes
+/// (`0`/`O`, `1`/`I`/`l`).
+///
+/// ```
+/// let id = actuator_model::new_id();
+/// assert_eq!(id.len(), 22);
+/// assert!(id.bytes().all(|b| b.is_ascii_alphanumeric() && !b"01IOl".contains(&b)));
+/// ```
 pub fn new_id() -> String {
-    // Encoded into a buffer and copied once: `to_string` goes through the formatter and grows
-    // its string, and every tool message and event takes an id.
-    let mut buffer = [0u8; uuid::fmt::Simple::LENGTH];
-    uuid::Uuid::new_v4()
-        .simple()
-        .encode_lower(&mut buffer)
-        .to_owned()
+    short_uuid(uuid::Uuid::new_v4().as_u128())
+}
+
+/// shortuuid's alphabet (its default, in order).
+const ALPHABET: &[u8; 57] = b"23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+/// The digits a UUID takes in that alphabet (57^22 > 2^128).
+const ID_LEN: usize = 22;
+
+/// `n` in base 57, most significant digit first, padded to 22 digits with the alphabet's
+/// zero, as shortuuid encodes a UUID's integer.
+pub(crate) fn short_uuid(n: u128) -> String {
+    // Ten base-57 digits fit a u64 (57^10 < 2^64): two u128 divisions, then u64 arithmetic,
+    // as every message and call takes an id.
+    const CHUNK: u128 = 57u128.pow(10);
+    let mut buffer = [0u8; ID_LEN];
+    let mut rest = n;
+    let mut at = ID_LEN;
+    for digits in [10, 10, 2] {
+        let mut chunk = (rest % CHUNK) as u64;
+        rest /= CHUNK;
+        for _ in 0..digits {
+            at -= 1;
+            buffer[at] = ALPHABET[(chunk % 57) as usize];
+            chunk /= 57;
+        }
+    }
+    buffer.iter().map(|&b| b as char).collect()
 }
 
 /// Where a message came from.
@@ -409,3 +437,25 @@ impl From<ChatMessageAssistant> for ChatMessage {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::short_uuid;
+
+    #[test]
+    fn ids_are_written_as_shortuuid_writes_them() {
+        // From shortuuid 1.0 (the reference's): `shortuuid.encode(uuid.UUID(int=n))`.
+        for (n, expected) in [
+            (0, "2222222222222222222222"),
+            (1, "2222222222222222222223"),
+            (56, "222222222222222222222z"),
+            (57, "2222222222222222222232"),
+            (u128::MAX, "oZEq7ovRbLq6UnGMPwc8B5"),
+            (
+                0x0123_4567_89ab_cdef_0123_4567_89ab_cdef,
+                "2DYiVtse6TuhfRwHt5ccDb",
+            ),
+        ] {
+            assert_eq!(short_uuid(n), expected, "{n:#x}");
+        }
+    }
+}
