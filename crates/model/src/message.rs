@@ -23,26 +23,42 @@ pub fn new_id() -> String {
 const ALPHABET: &[u8; 57] = b"23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 /// The digits a UUID takes in that alphabet (57^22 > 2^128).
 const ID_LEN: usize = 22;
+/// Every pair of digits, `PAIRS[57 * a + b] = [ALPHABET[a], ALPHABET[b]]`: an id is written
+/// two digits per division, as every message and call takes one.
+const PAIRS: [[u8; 2]; 57 * 57] = {
+    let mut pairs = [[0u8; 2]; 57 * 57];
+    let mut i = 0;
+    while i < 57 * 57 {
+        pairs[i] = [ALPHABET[i / 57], ALPHABET[i % 57]];
+        i += 1;
+    }
+    pairs
+};
 
 /// `n` in base 57, most significant digit first, padded to 22 digits with the alphabet's
 /// zero, as shortuuid encodes a UUID's integer.
 pub(crate) fn short_uuid(n: u128) -> String {
-    // Ten base-57 digits fit a u64 (57^10 < 2^64): two u128 divisions, then u64 arithmetic,
-    // as every message and call takes an id.
+    // Ten digits fit a u64 (57^10 < 2^64): two u128 divisions cut `n` into chunks of 10, 10
+    // and 2 digits, then each chunk is written a pair at a time with u64 arithmetic.
     const CHUNK: u128 = 57u128.pow(10);
+    const PAIR: u64 = 57 * 57;
     let mut buffer = [0u8; ID_LEN];
-    let mut rest = n;
+    let low = (n % CHUNK) as u64;
+    let rest = n / CHUNK;
+    let middle = (rest % CHUNK) as u64;
+    let high = (rest / CHUNK) as u64; // < 57^2, as n < 2^128 < 57^22
     let mut at = ID_LEN;
-    for digits in [10, 10, 2] {
-        let mut chunk = (rest % CHUNK) as u64;
-        rest /= CHUNK;
-        for _ in 0..digits {
-            at -= 1;
-            buffer[at] = ALPHABET[(chunk % 57) as usize];
-            chunk /= 57;
+    for (mut chunk, pairs) in [(low, 5), (middle, 5), (high, 1)] {
+        for _ in 0..pairs {
+            at -= 2;
+            buffer[at..at + 2].copy_from_slice(&PAIRS[(chunk % PAIR) as usize]);
+            chunk /= PAIR;
         }
     }
-    buffer.iter().map(|&b| b as char).collect()
+    // Every byte is from the ASCII alphabet, so the buffer is always valid UTF-8.
+    std::str::from_utf8(&buffer)
+        .map(str::to_owned)
+        .unwrap_or_default()
 }
 
 /// Where a message came from.
