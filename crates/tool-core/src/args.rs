@@ -236,6 +236,10 @@ type PathError = serde_path_to_error::Error<serde_json::Error>;
 /// again with those read as integers, so that what the schema accepts as an integer (D14) the
 /// deserializer accepts too.
 fn deserialize_lenient<T: DeserializeOwned>(value: &Value) -> Result<T, PathError> {
+    // Most values fit: read them without tracking the path, which only an error needs.
+    if let Ok(v) = T::deserialize(crate::strict::Strict(value)) {
+        return Ok(v);
+    }
     let first = match serde_path_to_error::deserialize(crate::strict::Strict(value)) {
         Ok(v) => return Ok(v),
         Err(e) => e,

@@ -307,8 +307,21 @@ macro_rules! display_output {
         }
     )*};
 }
-display_output!(
-    bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+display_output!(bool, char, f32, f64);
+
+// Integers are written as `Display` writes them, without going through the formatter: a
+// tool's integer result is on every call's path.
+macro_rules! integer_output {
+    ($($t:ty),*) => {$(
+        impl IntoToolOutput for $t {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
+                Ok(ToolOutput::Text(itoa::Buffer::new().format(self).to_owned()))
+            }
+        }
+    )*};
+}
+integer_output!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
 );
 
 /// Wraps any `Serialize` value so that it is returned as compact JSON.

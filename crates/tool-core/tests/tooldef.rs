@@ -421,3 +421,23 @@ fn with_parameters_replaces_the_schema_within_the_functions_parameters() {
             .starts_with("Description not provided for parameter")
     );
 }
+
+#[test]
+fn integer_results_read_as_display_writes_them() {
+    fn text(output: impl IntoToolOutput) -> String {
+        match output.into_tool_output() {
+            Ok(ToolOutput::Text(t)) => t,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(text(0i64), "0");
+    assert_eq!(text(-1i32), "-1");
+    assert_eq!(text(i8::MIN), i8::MIN.to_string());
+    assert_eq!(text(i64::MIN), i64::MIN.to_string());
+    assert_eq!(text(u64::MAX), u64::MAX.to_string());
+    assert_eq!(text(i128::MIN), i128::MIN.to_string());
+    assert_eq!(text(u128::MAX), u128::MAX.to_string());
+    assert_eq!(text(usize::MAX), usize::MAX.to_string());
+    assert_eq!(text(1.5f64), "1.5");
+    assert_eq!(text(true), "true");
+}
