@@ -204,7 +204,7 @@ pub fn trim_messages(messages: Vec<ChatMessage>, preserve: f64) -> Vec<ChatMessa
             }
             ChatMessage::Tool(t) => {
                 if t.tool_call_id
-                    .as_ref()
+                    .as_deref()
                     .is_some_and(|id| active.contains(id))
                 {
                     kept.push(m);
@@ -217,18 +217,18 @@ pub fn trim_messages(messages: Vec<ChatMessage>, preserve: f64) -> Vec<ChatMessa
             ChatMessage::System(_) => {}
         }
     }
-    let answered: HashSet<String> = kept
+    let answered: HashSet<Arc<str>> = kept
         .iter()
         .filter_map(|m| m.as_tool().and_then(|t| t.tool_call_id.clone()))
         .collect();
     for m in &mut kept {
         if let ChatMessage::Assistant(a) = m
             && let Some(calls) = &a.tool_calls
-            && calls.iter().any(|c| !answered.contains(&c.id))
+            && calls.iter().any(|c| !answered.contains(c.id.as_str()))
         {
             let valid: Vec<_> = calls
                 .iter()
-                .filter(|c| answered.contains(&c.id))
+                .filter(|c| answered.contains(c.id.as_str()))
                 .cloned()
                 .collect();
             a.tool_calls = if valid.is_empty() { None } else { Some(valid) };

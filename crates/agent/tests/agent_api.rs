@@ -50,6 +50,17 @@ async fn the_generate_loop_runs_calls_as_told() {
     assert_eq!(model.calls(), 3);
     assert_eq!(out.state.messages.len(), 6); // user, (call, result) × 2, answer
     assert_eq!(out.state.output().completion(), "done");
+    // The calls that ran are kept as their text alone.
+    for a in out
+        .state
+        .messages
+        .iter()
+        .filter_map(ChatMessage::as_assistant)
+    {
+        for call in a.calls() {
+            assert!(!call.arguments.keeps_parsed(), "{call:?}");
+        }
+    }
 
     // single: one round of calls, then stop.
     let model = three_turns();

@@ -142,10 +142,10 @@ fn case(rt: &Runtime, tool: ToolDef, n: usize, runs: usize, ideal: Duration) -> 
     assert_eq!(result.len(), n);
     for (i, m) in result.iter().enumerate() {
         assert_eq!(m.text(), "ok");
-        let id = m.as_tool().and_then(|t| t.tool_call_id.clone());
+        let id = m.as_tool().and_then(|t| t.tool_call_id.as_deref());
         assert_eq!(
             id,
-            Some(format!("call_{i}")),
+            Some(format!("call_{i}").as_str()),
             "results come in declared order"
         );
     }

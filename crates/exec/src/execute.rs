@@ -163,7 +163,19 @@ const PAIRWISE_NAME_CHECK: usize = 16;
 ///
 /// Dropping the returned future cancels every call in flight (a plain `fn` tool already running
 /// on the blocking pool finishes there, but its result is discarded).
-pub async fn execute_tools(
+///
+/// The returned future is a box of the executor's state (about 700 bytes): awaiting it moves
+/// one pointer, where the state itself would be copied at every move (by `block_on`, by a
+/// caller's own future, by `spawn`).
+pub fn execute_tools<'a>(
+    messages: &'a [ChatMessage],
+    tools: &'a [ToolDef],
+    options: &'a ExecuteOptions,
+) -> impl Future<Output = Result<ExecuteToolsResult, ExecError>> + Send + 'a {
+    Box::pin(run_tools(messages, tools, options))
+}
+
+async fn run_tools(
     messages: &[ChatMessage],
     tools: &[ToolDef],
     options: &ExecuteOptions,

@@ -133,7 +133,7 @@ impl Runner<'_> {
         );
         if self.sink().is_some() {
             let now = unix_now();
-            let names = CallNames::of(call);
+            let names = CallNames::of(call, None);
             let arguments = call
                 .arguments
                 .to_shared_value()
@@ -199,14 +199,14 @@ impl Runner<'_> {
             // before anything else of this call, and it shares the one copy of the arguments
             // they made (as do the tool and the completed event).
             let Checked { def, arguments } = self.check(call);
-            let names = CallNames::of(call);
+            let found = def.as_ref().ok().copied();
+            let names = CallNames::of(call, found);
             let mut extensions = None;
             if let Some(r) = &recorded {
                 let pending = self.pending_event(&names, &arguments, r.started_at);
                 self.emit(pending);
-                let runs_agent = self
-                    .lookup(&call.function)
-                    .is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
+                let runs_agent =
+                    found.is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
                 if runs_agent {
                     let mut own = self.options.extensions.clone();
                     own.insert(ToolCallAgent::default());
@@ -288,7 +288,13 @@ impl Runner<'_> {
             e
         });
         let mut done = CallDone {
-            message: ChatMessage::tool("", call.id.clone(), call.function.clone(), None),
+            // The call's shared names: the id its events hold, the tool's own name.
+            message: ChatMessage::tool(
+                "",
+                Arc::clone(&finished.names.id),
+                Arc::clone(&finished.names.function),
+                None,
+            ),
             extra: Vec::new(),
             output: None,
             waiting: finished.waiting,
@@ -396,10 +402,15 @@ pub(crate) struct CallNames {
 }
 
 impl CallNames {
-    fn of(call: &ToolCall) -> Self {
+    /// The call's id, and the tool's shared name when the call found its tool (the names are
+    /// equal), else a copy of the name it asked for.
+    fn of(call: &ToolCall, def: Option<&ToolDef>) -> Self {
         CallNames {
             id: Arc::from(call.id.as_str()),
-            function: Arc::from(call.function.as_str()),
+            function: def.map_or_else(
+                || Arc::from(call.function.as_str()),
+                |d| Arc::clone(d.shared_name()),
+            ),
         }
     }
 }

@@ -81,7 +81,14 @@ async fn the_reference_staging_example() {
     let ids: Vec<String> = out
         .messages
         .iter()
-        .map(|m| m.as_tool().unwrap().tool_call_id.clone().unwrap())
+        .map(|m| {
+            m.as_tool()
+                .unwrap()
+                .tool_call_id
+                .as_deref()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     assert_eq!(ids, (0..6).map(|i| format!("call_{i}")).collect::<Vec<_>>());
 }

@@ -3,6 +3,7 @@
 use actuator_tool_core::{Content, ToolErrorKind, ToolOutput};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use crate::tool_call::ToolCall;
 
@@ -252,12 +253,14 @@ pub struct ChatMessageTool {
     /// kept per turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Box<Map<String, Value>>>,
-    /// The id of the call this answers.
+    /// The id of the call this answers (shared: the executor gives the call's events the
+    /// same string).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-    /// The tool called.
+    pub tool_call_id: Option<Arc<str>>,
+    /// The tool called (shared: the executor gives every result of one tool the tool's own
+    /// name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function: Option<String>,
+    pub function: Option<Arc<str>>,
     /// The error, when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<ToolCallError>>,
@@ -318,8 +321,8 @@ impl ChatMessage {
     /// A tool result for a call.
     pub fn tool(
         content: impl Into<MessageContent>,
-        tool_call_id: impl Into<String>,
-        function: impl Into<String>,
+        tool_call_id: impl Into<Arc<str>>,
+        function: impl Into<Arc<str>>,
         error: Option<ToolCallError>,
     ) -> Self {
         ChatMessage::Tool(ChatMessageTool {

@@ -8,12 +8,12 @@ use std::mem::size_of;
 #[test]
 fn messages_and_calls_stay_small_inline() {
     assert!(
-        size_of::<ChatMessage>() <= 128,
+        size_of::<ChatMessage>() <= 120,
         "{}",
         size_of::<ChatMessage>()
     );
     assert!(
-        size_of::<ChatMessageTool>() <= 128,
+        size_of::<ChatMessageTool>() <= 112,
         "{}",
         size_of::<ChatMessageTool>()
     );

@@ -123,7 +123,7 @@ pub fn assert_paired(messages: &[ChatMessage]) {
                 let id = t.tool_call_id.clone().unwrap();
                 let pos = open
                     .iter()
-                    .position(|o| *o == id)
+                    .position(|o| **o == *id)
                     .unwrap_or_else(|| panic!("orphan tool result {id}"));
                 open.remove(pos);
             }
