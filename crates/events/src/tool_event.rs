@@ -50,7 +50,7 @@ impl ApprovalEvent {
 ///
 /// ```
 /// use actuator_events::ToolEvent;
-/// let started = ToolEvent::pending("call_1", "add", serde_json::Map::new(), 1.8e9);
+/// let started = ToolEvent::pending("call_1", "add", serde_json::json!({"x": 1, "y": 2}), 1.8e9);
 /// assert!(started.is_pending());
 /// assert_eq!(started.completed_at, None);
 /// ```

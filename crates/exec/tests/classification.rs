@@ -208,40 +208,35 @@ async fn parsing_rows() {
             "Found 2 validation errors parsing tool input arguments:\n- n: '1' is not of type 'integer'\n- z: Additional properties are not allowed ('z' was unexpected)"
         )
     );
-    // Nesting beyond 100 levels, checked before lookup.
-    let mut deep = json!(1);
-    for _ in 0..120 {
-        deep = json!([deep]);
+    // Nesting beyond 100 levels, checked before lookup. Then beyond the JSON parser's own
+    // limit of 128, with the call's parsed object released so that only its text is left
+    // (only a call built in code can hold that): the same row, not a failure to read it.
+    for (tool, depth, text_only) in [("unknown_tool", 120, false), ("t", 200, true)] {
+        let mut deep = json!(1);
+        for _ in 0..depth {
+            deep = json!([deep]);
+        }
+        let mut msgs = conversation(&[]);
+        msgs[1] = common::assistant(&[(tool, json!({"s": deep}))]);
+        if text_only {
+            let ChatMessage::Assistant(a) = &mut msgs[1] else {
+                panic!()
+            };
+            a.release_parsed_arguments();
+            assert!(a.calls()[0].arguments.to_map().is_err());
+        }
+        let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            result(&out.messages[0]),
+            row(
+                "parsing",
+                "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
+            ),
+            "{tool} at depth {depth}"
+        );
     }
-    let mut msgs = conversation(&[]);
-    msgs[1] = common::assistant(&[("unknown_tool", json!({"s": deep}))]);
-    let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(
-        result(&out.messages[0]),
-        row(
-            "parsing",
-            "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
-        )
-    );
-    // Beyond the JSON parser's own limit of 128 (only a call built in code can hold that,
-    // as its arguments are kept as text): the same row, not a failure to read them.
-    let mut deeper = json!(1);
-    for _ in 0..200 {
-        deeper = json!([deeper]);
-    }
-    msgs[1] = common::assistant(&[("t", json!({"n": deeper}))]);
-    let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(
-        result(&out.messages[0]),
-        row(
-            "parsing",
-            "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
-        )
-    );
 }
 
 #[tokio::test]

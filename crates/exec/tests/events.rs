@@ -78,45 +78,41 @@ async fn every_call_produces_a_serializable_event() {
 
 #[tokio::test]
 async fn a_fresh_call_is_read_from_the_object_it_keeps_and_a_text_only_one_from_its_text() {
-    let log = EventLog::new();
     let tools = [tool("ok", true, |mut a, _c| async move {
         let n: i64 = a.required("n")?;
         Ok(ToolOutput::Text(format!("n={n}")))
     })];
+    // Runs the calls with a log: the result's text and the first tool event's arguments.
+    let run = async |msgs: &[ChatMessage]| {
+        let log = EventLog::new();
+        let out = execute_tools(msgs, &tools, &ExecuteOptions::default().events(log.clone()))
+            .await
+            .unwrap();
+        (
+            out.messages[0].text(),
+            log.tool_events()[0].arguments.clone(),
+        )
+    };
     // A call built from a map keeps it: the events share that very object, not a copy.
-    let msgs = conversation(&[("ok", json!({"n": 1}))]);
+    let mut msgs = conversation(&[("ok", json!({"n": 1}))]);
     let call = &msgs[1].as_assistant().unwrap().calls()[0];
     assert!(call.arguments.keeps_parsed());
     let kept = call.arguments.to_shared_value().unwrap();
-    let out = execute_tools(
-        &msgs,
-        &tools,
-        &ExecuteOptions::default().events(log.clone()),
-    )
-    .await
-    .unwrap();
-    assert_eq!(out.messages[0].text(), "n=1");
-    let events = log.tool_events();
-    assert!(std::sync::Arc::ptr_eq(&events[0].arguments, &kept));
+    let (text, arguments) = run(&msgs).await;
+    assert_eq!(text, "n=1");
+    assert!(std::sync::Arc::ptr_eq(&arguments, &kept));
 
     // Released (as an agent does after the call ran), the text is parsed: same result.
-    let mut msgs = msgs;
     let ChatMessage::Assistant(a) = &mut msgs[1] else {
         panic!()
     };
     a.release_parsed_arguments();
     assert!(!a.calls()[0].arguments.keeps_parsed());
     assert_eq!(a.calls()[0].arguments.as_json(), r#"{"n":1}"#);
-    let log = EventLog::new();
-    let out = execute_tools(
-        &msgs,
-        &tools,
-        &ExecuteOptions::default().events(log.clone()),
-    )
-    .await
-    .unwrap();
-    assert_eq!(out.messages[0].text(), "n=1");
-    assert_eq!(*log.tool_events()[0].arguments, json!({"n": 1}));
+    let (text, arguments) = run(&msgs).await;
+    assert_eq!(text, "n=1");
+    assert_eq!(*arguments, json!({"n": 1}));
+    assert!(!std::sync::Arc::ptr_eq(&arguments, &kept));
 }
 
 /// A conversation-taking tool: reports how many messages it saw, appends two messages, and
