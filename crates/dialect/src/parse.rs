@@ -39,7 +39,7 @@ pub fn parse_tool_call(
     let text = raw.trim();
     if text.starts_with('{') {
         match parse_object(text) {
-            Ok(map) => call.arguments = ToolArguments::from_map(&map),
+            Ok(map) => call.arguments = ToolArguments::from_parsed(map),
             Err(details) => {
                 call.parse_error = Some(format!(
                     "Error parsing the following tool call arguments:\n\n{}\n\nError details: {details}",
@@ -87,7 +87,7 @@ pub fn parse_tool_call(
 fn one_argument(param: &str, value: Value) -> ToolArguments {
     let mut map = Map::with_capacity(1);
     map.insert(param.to_owned(), value);
-    ToolArguments::from_map(&map)
+    ToolArguments::from_parsed(map)
 }
 
 /// Whether a parameter's schema is a boolean, number, integer or null type (alone, in a type

@@ -224,3 +224,12 @@ fn a_scalar_first_parameter_reads_the_text_as_the_reference_yaml_does() {
         json!("True")
     );
 }
+
+#[test]
+fn a_parsed_call_keeps_its_object_so_the_executor_does_not_parse_it_again() {
+    let call = parse_tool_call("c1", "add", Some(r#"{"x": 1, "y": 2}"#), &[]);
+    assert!(call.arguments.keeps_parsed());
+    assert_eq!(call.arguments.as_json(), r#"{"x":1,"y":2}"#);
+    let bad = parse_tool_call("c2", "add", Some(r#"{"x": 1,"#), &[]);
+    assert!(bad.parse_error.is_some() && bad.arguments.is_empty());
+}
