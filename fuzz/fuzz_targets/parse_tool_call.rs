@@ -159,7 +159,10 @@ fuzz_target!(|data: &[u8]| {
 
     let note_call = check_parse(&raw, "note");
     if note_call.parse_error.is_none() {
-        let arguments = Value::Object(note_call.arguments.clone());
+        let arguments = note_call
+            .arguments
+            .to_value()
+            .expect("parsed arguments read back");
         if NOTE.validate(&arguments).is_ok() {
             let result = poll_ready(NOTE.call(arguments, ToolContext::new("c", "note")));
             assert!(
@@ -212,7 +215,10 @@ fn check_parse(raw: &str, function: &str) -> ToolCall {
             check_error_message(raw, message, &expected_details);
         }
         None => {
-            let arguments = Value::Object(call.arguments.clone());
+            let arguments = call
+                .arguments
+                .to_value()
+                .expect("parsed arguments read back");
             assert!(
                 check_nesting_depth(&arguments).is_ok(),
                 "parse_error is None but the arguments nest deeper than {MAX_ARGUMENT_DEPTH}: \
@@ -224,7 +230,11 @@ fn check_parse(raw: &str, function: &str) -> ToolCall {
                 let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
                 match stream.next() {
                     Some(Ok(Value::Object(map))) => {
-                        assert_eq!(map, call.arguments, "arguments differ from the JSON text");
+                        assert_eq!(
+                            map,
+                            call.arguments.to_map().expect("parsed arguments read back"),
+                            "arguments differ from the JSON text"
+                        );
                         let rest = &text[stream.byte_offset()..];
                         assert!(
                             rest.chars().all(|c| c == '"' || c.is_whitespace()),
@@ -248,12 +258,14 @@ fn check_parse(raw: &str, function: &str) -> ToolCall {
                         "text landed on a tool without parameters or an unknown tool"
                     ),
                     Some(param) => {
-                        assert_eq!(call.arguments.len(), 1);
+                        let arguments =
+                            call.arguments.to_map().expect("parsed arguments read back");
+                        assert_eq!(arguments.len(), 1);
                         let expected = match direct {
                             Ok(v) if check_nesting_depth(&v).is_ok() => v,
                             _ => Value::String(text.to_owned()),
                         };
-                        assert_eq!(call.arguments[param.as_str()], expected);
+                        assert_eq!(arguments[param.as_str()], expected);
                     }
                 }
             }
@@ -347,7 +359,10 @@ fn check_landing(call: &ToolCall) {
     if call.parse_error.is_some() {
         return;
     }
-    let arguments = Value::Object(call.arguments.clone());
+    let arguments = call
+        .arguments
+        .to_value()
+        .expect("parsed arguments read back");
     let validation = PROBE.validate(&arguments);
     if let Err(e) = &validation {
         assert_eq!(e.kind(), ToolErrorKind::Parsing, "{e:?}");
@@ -362,7 +377,7 @@ fn check_landing(call: &ToolCall) {
     // Parameter by parameter: what the parameter's schema accepts, its type deserializes; a
     // missing parameter is rejected by the schema exactly when its type rejects it.
     let singles = &*SINGLES;
-    let map = &call.arguments;
+    let map = arguments.as_object().expect("the arguments are an object");
     check_param::<i64>(&singles[0], map, "count");
     check_param::<Option<String>>(&singles[1], map, "label");
     check_param::<Vec<f64>>(&singles[2], map, "weights");
@@ -447,20 +462,21 @@ fn check_param<T: DeserializeOwned + Debug>(
 /// Rendering never panics and picks one of its two layouts.
 fn check_render(call: &ToolCall) {
     let function = &call.function;
+    let arguments = call.arguments.to_map().expect("parsed arguments read back");
     let rendered = call.render();
     assert_eq!(
         rendered,
-        format_function_call(function, &call.arguments, DEFAULT_CALL_WIDTH)
+        format_function_call(function, &arguments, DEFAULT_CALL_WIDTH)
     );
-    let one_line = format_function_call(function, &call.arguments, usize::MAX);
-    let stacked = format_function_call(function, &call.arguments, 0);
+    let one_line = format_function_call(function, &arguments, usize::MAX);
+    let stacked = format_function_call(function, &arguments, 0);
     if call.arguments.is_empty() {
         assert_eq!(one_line, format!("{function}()"));
         assert_eq!(stacked, one_line);
         assert_eq!(rendered, one_line);
         return;
     }
-    let n = call.arguments.len();
+    let n = arguments.len();
     assert!(one_line.starts_with(&format!("{function}(")) && one_line.ends_with(')'));
     assert!(stacked.starts_with(&format!("{function}(\n    ")) && stacked.ends_with("\n)"));
     // Same parts, joined by ", " or ",\n    ", inside "(" ")" or "(\n    " "\n)".

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use actuator_model::{
-    BoxFuture, ChatMessage, ChatMessageUser, MessageContent, MessageSource, ToolCall,
+    BoxFuture, ChatMessage, ChatMessageUser, CompactString, MessageContent, MessageSource, ToolCall,
 };
 use actuator_tool_core::Content;
 
@@ -195,7 +195,7 @@ pub fn trim_messages(messages: Vec<ChatMessage>, preserve: f64) -> Vec<ChatMessa
     let p = partition_messages(messages);
     let start = (p.conversation.len() as f64 * (1.0 - preserve)) as usize;
     let mut kept: Vec<ChatMessage> = Vec::new();
-    let mut active: HashSet<String> = HashSet::new();
+    let mut active: HashSet<CompactString> = HashSet::new();
     for m in p.conversation.into_iter().skip(start) {
         match &m {
             ChatMessage::Assistant(a) => {

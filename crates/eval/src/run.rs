@@ -260,11 +260,11 @@ fn spec(task: &Task, options: &EvalOptions, ids: Vec<crate::SampleId>) -> EvalSp
     let mut packages = Map::new();
     packages.insert("actuator".into(), env!("CARGO_PKG_VERSION").into());
     EvalSpec {
-        eval_id: new_id(),
-        run_id: new_id(),
+        eval_id: new_id().into_string(),
+        run_id: new_id().into_string(),
         created: now_iso(),
         task: task.name.clone(),
-        task_id: new_id(),
+        task_id: new_id().into_string(),
         task_version: 0,
         solver: Some(task.solver_name.clone()),
         dataset: EvalDataset {

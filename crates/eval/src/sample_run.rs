@@ -194,7 +194,7 @@ async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32)
         completed_at: Some(iso(completed)),
         total_time: Some(((completed - started) * 1000.0).round() / 1000.0),
         working_time: Some((usage_so_far.working_time.as_secs_f64() * 1000.0).round() / 1000.0),
-        uuid: Some(new_id()),
+        uuid: Some(new_id().into_string()),
         error: None,
         error_retries: None,
         limit: limit.as_ref().map(|l| EvalSampleLimit {

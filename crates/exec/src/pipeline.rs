@@ -237,7 +237,7 @@ impl Runner<'_> {
                     "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
                 )))),
                 Some(m) if m.function != call.function => Err(Failed::Stop(Stop::BadModify {
-                    modified: m.function,
+                    modified: m.function.into(),
                 })),
                 Some(m) => Ok(Some(Box::new(m))),
             },

@@ -90,8 +90,8 @@ impl Runner<'_> {
             messages.push(d.message);
             messages.extend(d.extra);
         }
-        let function = call.function.clone();
-        let call_id = call.id.clone();
+        let function = call.function.to_string();
+        let call_id = call.id.to_string();
         match stop {
             Stop::Fatal(cause) => ExecError::Fatal {
                 function,

@@ -46,7 +46,7 @@ impl Approver for Recorder {
     fn approve<'a>(&'a self, r: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
         self.seen.lock().unwrap().push((
             r.message.to_owned(),
-            r.call.function.clone(),
+            r.call.function.to_string(),
             r.history.len(),
             r.view.call.as_ref().map(|c| c.content.clone()),
         ));

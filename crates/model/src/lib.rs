@@ -12,6 +12,10 @@
 //! - [`observe_generation`]: what a generation reports while it runs (a provider's retries and
 //!   the time it waits between them).
 
+/// The string type of ids and names: up to 24 bytes kept inline, so a message's id, a call's
+/// id and function, and the model's name cost no allocation.
+pub use compact_str::CompactString;
+
 mod message;
 pub use message::{
     ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser,

@@ -1,6 +1,7 @@
 //! Chat messages.
 
 use actuator_tool_core::{Content, ToolErrorKind, ToolOutput};
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use crate::tool_call::ToolCall;
 /// assert_eq!(id.len(), 22);
 /// assert!(id.bytes().all(|b| b.is_ascii_alphanumeric() && !b"01IOl".contains(&b)));
 /// ```
-pub fn new_id() -> String {
+pub fn new_id() -> CompactString {
     short_uuid(uuid::Uuid::new_v4().as_u128())
 }
 
@@ -38,7 +39,7 @@ const PAIRS: [[u8; 2]; 57 * 57] = {
 
 /// `n` in base 57, most significant digit first, padded to 22 digits with the alphabet's
 /// zero, as shortuuid encodes a UUID's integer.
-pub(crate) fn short_uuid(n: u128) -> String {
+pub(crate) fn short_uuid(n: u128) -> CompactString {
     // Ten digits fit a u64 (57^10 < 2^64): two u128 divisions cut `n` into chunks of 10, 10
     // and 2 digits, then each chunk is written a pair at a time with u64 arithmetic.
     const CHUNK: u128 = 57u128.pow(10);
@@ -56,9 +57,10 @@ pub(crate) fn short_uuid(n: u128) -> String {
             chunk /= PAIR;
         }
     }
-    // Every byte is from the ASCII alphabet, so the buffer is always valid UTF-8.
+    // Every byte is from the ASCII alphabet, so the buffer is always valid UTF-8; 22 bytes
+    // are kept inline, so an id costs no allocation.
     std::str::from_utf8(&buffer)
-        .map(str::to_owned)
+        .map(CompactString::new)
         .unwrap_or_default()
 }
 
@@ -157,7 +159,7 @@ impl From<&actuator_tool_core::ToolError> for ToolCallError {
 pub struct ChatMessageSystem {
     /// Unique id.
     #[serde(default = "new_id")]
-    pub id: String,
+    pub id: CompactString,
     /// The content.
     pub content: MessageContent,
     /// Where it came from.
@@ -174,7 +176,7 @@ pub struct ChatMessageSystem {
 pub struct ChatMessageUser {
     /// Unique id.
     #[serde(default = "new_id")]
-    pub id: String,
+    pub id: CompactString,
     /// The content.
     pub content: MessageContent,
     /// Where it came from.
@@ -191,7 +193,7 @@ pub struct ChatMessageUser {
 pub struct ChatMessageAssistant {
     /// Unique id.
     #[serde(default = "new_id")]
-    pub id: String,
+    pub id: CompactString,
     /// The content.
     pub content: MessageContent,
     /// Where it came from.
@@ -206,7 +208,7 @@ pub struct ChatMessageAssistant {
     pub tool_calls: Option<Vec<ToolCall>>,
     /// The model that wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub model: Option<CompactString>,
 }
 
 impl ChatMessageAssistant {
@@ -243,7 +245,7 @@ impl ChatMessageAssistant {
 pub struct ChatMessageTool {
     /// Unique id.
     #[serde(default = "new_id")]
-    pub id: String,
+    pub id: CompactString,
     /// The result content.
     pub content: MessageContent,
     /// Where it came from.

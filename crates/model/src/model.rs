@@ -322,7 +322,7 @@ impl Model for ScriptedModel {
 
 fn stamp_model(out: &mut ModelOutput, name: &str) {
     if out.model.is_empty() {
-        out.model = name.to_owned();
+        out.model = name.into();
     }
     for choice in &mut out.choices {
         if choice.message.model.is_none() {

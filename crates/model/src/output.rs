@@ -1,5 +1,6 @@
 //! What a model generation returns.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -106,7 +107,7 @@ pub struct ChatCompletionChoice {
 pub struct ModelOutput {
     /// The model that generated it.
     #[serde(default)]
-    pub model: String,
+    pub model: CompactString,
     /// The choices (usually one).
     #[serde(default)]
     pub choices: Vec<ChatCompletionChoice>,
@@ -127,14 +128,17 @@ pub struct ModelOutput {
 
 impl ModelOutput {
     /// An output with one assistant message of text.
-    pub fn from_content(model: impl Into<String>, content: impl Into<MessageContent>) -> Self {
+    pub fn from_content(
+        model: impl Into<CompactString>,
+        content: impl Into<MessageContent>,
+    ) -> Self {
         Self::from_message(model, ChatMessageAssistant::new(content), StopReason::Stop)
     }
 
     /// An output with one assistant message calling one tool.
     pub fn for_tool_call(
-        model: impl Into<String>,
-        function: impl Into<String>,
+        model: impl Into<CompactString>,
+        function: impl Into<CompactString>,
         arguments: Value,
     ) -> Self {
         Self::for_tool_calls(
@@ -150,7 +154,7 @@ impl ModelOutput {
 
     /// An output with one assistant message with text and tool calls.
     pub fn for_tool_calls(
-        model: impl Into<String>,
+        model: impl Into<CompactString>,
         content: impl Into<MessageContent>,
         calls: Vec<ToolCall>,
     ) -> Self {
@@ -168,7 +172,7 @@ impl ModelOutput {
 
     /// An output with one message and a stop reason.
     pub fn from_message(
-        model: impl Into<String>,
+        model: impl Into<CompactString>,
         mut message: ChatMessageAssistant,
         stop_reason: StopReason,
     ) -> Self {

@@ -4,6 +4,7 @@
 use crate::ToolArguments;
 use actuator_tool_core::ToolCallContent;
 use actuator_tool_core::python_literal;
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -22,9 +23,9 @@ pub enum ToolCallKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The id the model gave the call.
-    pub id: String,
+    pub id: CompactString,
     /// The tool to call.
-    pub function: String,
+    pub function: CompactString,
     /// The arguments, a JSON object kept as its text.
     #[serde(default)]
     pub arguments: ToolArguments,
@@ -42,7 +43,11 @@ pub struct ToolCall {
 impl ToolCall {
     /// A function call with the given arguments (a JSON object; anything else gives no
     /// arguments).
-    pub fn new(id: impl Into<String>, function: impl Into<String>, arguments: Value) -> Self {
+    pub fn new(
+        id: impl Into<CompactString>,
+        function: impl Into<CompactString>,
+        arguments: Value,
+    ) -> Self {
         ToolCall {
             id: id.into(),
             function: function.into(),

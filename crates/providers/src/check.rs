@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use actuator_model::ChatMessage;
+use actuator_model::{ChatMessage, CompactString};
 
 /// What a provider accepts.
 #[derive(Debug, Clone, Copy)]
@@ -17,9 +17,9 @@ pub(crate) struct Rules {
 /// the provider rejects them) that no assistant turn is empty. Returns the first problem.
 pub(crate) fn check_conversation(messages: &[ChatMessage], rules: Rules) -> Result<(), String> {
     // Calls of the latest assistant turn not answered yet: (id, function, message index).
-    let mut pending: Vec<(String, String, usize)> = Vec::new();
+    let mut pending: Vec<(CompactString, CompactString, usize)> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
-    let unanswered = |pending: &[(String, String, usize)], at: usize| {
+    let unanswered = |pending: &[(CompactString, CompactString, usize)], at: usize| {
         let (id, function, index) = &pending[0];
         format!(
             "tool call `{id}` ({function}) of message {index} has no tool message answering it before message {at}; \

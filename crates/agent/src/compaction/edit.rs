@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use actuator_model::{BoxFuture, ChatMessage, ChatMessageAssistant, MessageContent, Model};
+use actuator_model::{
+    BoxFuture, ChatMessage, ChatMessageAssistant, CompactString, MessageContent, Model,
+};
 use actuator_tool_core::{Content, ToolInfo};
 use serde_json::Value;
 
@@ -163,11 +165,12 @@ impl CompactionEdit {
         }
 
         // Tool uses, oldest first: (assistant index, call id, function, result index).
-        let mut uses: Vec<(usize, String, String, usize)> = Vec::new();
+        let mut uses: Vec<(usize, CompactString, CompactString, usize)> = Vec::new();
         for (i, m) in conversation.iter().enumerate() {
             let Some(a) = m.as_assistant() else { continue };
             for call in a.calls() {
-                if call.function == TOOL_SEARCH_NAME || self.exclude_tools.contains(&call.function)
+                if call.function == TOOL_SEARCH_NAME
+                    || self.exclude_tools.iter().any(|t| *t == call.function)
                 {
                     continue;
                 }

@@ -194,7 +194,7 @@ impl RunContext {
     /// span's work with [`SpanGuard::tracing_span`], or use [`RunContext::in_span`], which does
     /// both.
     pub fn span(&self, kind: &str, name: &str) -> (RunContext, SpanGuard) {
-        let id = new_id();
+        let id = new_id().into_string();
         self.emit(Event::SpanBegin(SpanBeginEvent {
             id: id.clone(),
             parent_id: self.inner.span.as_deref().map(str::to_owned),

@@ -117,7 +117,7 @@ pub fn assert_paired(messages: &[ChatMessage]) {
         match m {
             ChatMessage::Assistant(a) => {
                 assert!(open.is_empty(), "unanswered calls {open:?} before {m:?}");
-                open = a.calls().iter().map(|c| c.id.clone()).collect();
+                open = a.calls().iter().map(|c| c.id.to_string()).collect();
             }
             ChatMessage::Tool(t) => {
                 let id = t.tool_call_id.clone().unwrap();

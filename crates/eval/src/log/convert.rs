@@ -57,7 +57,7 @@ impl EventSink for StampedLog {
 fn base(kind: &str, at: f64, sample_start: f64) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("event".into(), kind.into());
-    m.insert("uuid".into(), new_id().into());
+    m.insert("uuid".into(), new_id().as_str().into());
     m.insert("timestamp".into(), iso(at).into());
     m.insert("working_start".into(), json!((at - sample_start).max(0.0)));
     m

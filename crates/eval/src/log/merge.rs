@@ -86,7 +86,7 @@ pub fn merge_logs(shards: &[PathBuf], dir: &Path, format: LogFormat) -> Result<P
     merged.eval.dataset.samples = merged.eval.dataset.sample_ids.len();
     merged.status = status;
     // A new evaluation: its own id, so that it never takes a shard's file name.
-    merged.eval.eval_id = actuator_model::new_id();
+    merged.eval.eval_id = actuator_model::new_id().into_string();
     merged.stats.model_usage = usage;
 
     // Metrics over all samples, per scorer of the spec.

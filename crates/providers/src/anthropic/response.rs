@@ -142,7 +142,7 @@ pub(crate) fn assemble(
             source: Some(MessageSource::Generate),
             metadata: None,
             tool_calls: (!calls.is_empty()).then_some(calls),
-            model: Some(model.to_owned()),
+            model: Some(model.into()),
         },
         stop,
     )

@@ -253,7 +253,7 @@ pub(crate) fn assemble(
             source: Some(MessageSource::Generate),
             metadata: None,
             tool_calls: (!calls.is_empty()).then_some(calls),
-            model: Some(model.to_owned()),
+            model: Some(model.into()),
         },
         stop_reason: stop,
     }
@@ -314,7 +314,7 @@ pub(crate) fn output(
         })
         .collect();
     Ok(ModelOutput {
-        model,
+        model: model.into(),
         choices,
         usage: response.usage.as_ref().map(usage),
         time: None,

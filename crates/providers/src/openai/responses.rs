@@ -379,7 +379,7 @@ fn from_response(
         }
     });
     Ok(ModelOutput {
-        model: model.clone(),
+        model: model.as_str().into(),
         choices: vec![ChatCompletionChoice {
             message: ChatMessageAssistant {
                 id: new_id(),
@@ -387,7 +387,7 @@ fn from_response(
                 source: Some(MessageSource::Generate),
                 metadata: None,
                 tool_calls: (!calls.is_empty()).then_some(calls),
-                model: Some(model),
+                model: Some(model.into()),
             },
             stop_reason: stop,
         }],

@@ -195,7 +195,7 @@ impl ChatStream {
             self.finish.as_deref(),
         );
         ModelOutput {
-            model,
+            model: model.into(),
             choices: vec![choice],
             usage: self.usage.as_ref().map(usage),
             time: None,
