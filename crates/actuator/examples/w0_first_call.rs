@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "add",
         json!({"x": 1, "y": 2}),
     )]);
-    let messages = [ChatMessage::Assistant(assistant)];
+    let messages = [ChatMessage::Assistant(Box::new(assistant))];
     let result = runtime.block_on(execute_tools(
         &messages,
         &[add_tool()],

@@ -84,12 +84,12 @@ pub fn content_only(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
         .filter_map(|m| match m {
             ChatMessage::System(_) => None,
             ChatMessage::User(u) => Some(ChatMessage::User(u)),
-            ChatMessage::Tool(t) => Some(ChatMessage::User(ChatMessageUser {
+            ChatMessage::Tool(t) => Some(ChatMessage::User(Box::new(ChatMessageUser {
                 id: t.id,
                 content: t.content,
                 source: t.source,
                 metadata: t.metadata,
-            })),
+            }))),
             ChatMessage::Assistant(mut a) => {
                 let mut parts: Vec<Content> = match std::mem::take(&mut a.content) {
                     MessageContent::Text(t) => vec![Content::text(t)],

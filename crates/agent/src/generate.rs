@@ -153,7 +153,9 @@ impl RunContext {
                 ));
             };
             let called = !message.calls().is_empty();
-            state.messages.push(ChatMessage::Assistant(message));
+            state
+                .messages
+                .push(ChatMessage::Assistant(Box::new(message)));
             state.set_output(output);
             self.check_messages(state.messages.len(), false)
                 .map_err(|e| AgentError::with_state(e, state.clone()))?;

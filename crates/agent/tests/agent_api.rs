@@ -145,9 +145,9 @@ async fn a_custom_agent_cannot_push_past_the_message_limit() {
                         )
                         .await
                         .map_err(|e| e.or_state(&state))?;
-                    state
-                        .messages
-                        .push(ChatMessage::Assistant(out.message().cloned().unwrap()));
+                    state.messages.push(ChatMessage::Assistant(Box::new(
+                        out.message().cloned().unwrap(),
+                    )));
                     state.messages.push(ChatMessage::user("more"));
                 }
                 Ok(state)
@@ -227,9 +227,9 @@ async fn usage_is_readable_while_and_after_a_run() {
                             &Default::default(),
                         )
                         .await?;
-                    state
-                        .messages
-                        .push(ChatMessage::Assistant(out.message().cloned().unwrap()));
+                    state.messages.push(ChatMessage::Assistant(Box::new(
+                        out.message().cloned().unwrap(),
+                    )));
                     if seen.lock().unwrap().is_none() {
                         *seen.lock().unwrap() = Some(cx.usage());
                     }

@@ -40,7 +40,7 @@ fn calls(content: impl Into<MessageContent>, calls: &[(&str, &str)]) -> ChatMess
             .map(|(id, f)| ToolCall::new(*id, *f, json!({"path": format!("/{id}")})))
             .collect(),
     );
-    ChatMessage::Assistant(a)
+    ChatMessage::Assistant(Box::new(a))
 }
 
 /// A tool result.
@@ -391,7 +391,7 @@ async fn edit_clears_memory_content_and_drops_a_trailing_assistant() {
     )]);
     let messages = vec![
         input("Work."),
-        ChatMessage::Assistant(memory_call),
+        ChatMessage::Assistant(Box::new(memory_call)),
         result("m1", "memory", "saved"),
         ChatMessage::assistant("thinking aloud"),
     ];

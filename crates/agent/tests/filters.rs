@@ -13,7 +13,7 @@ use serde_json::json;
 fn assistant_with(content: MessageContent, calls: Vec<ToolCall>) -> ChatMessage {
     let mut a = ChatMessageAssistant::new(content);
     a.tool_calls = Some(calls);
-    ChatMessage::Assistant(a)
+    ChatMessage::Assistant(Box::new(a))
 }
 
 #[test]

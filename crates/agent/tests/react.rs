@@ -633,9 +633,9 @@ impl ModelAgent for ToolAwareAgent {
             } else {
                 call_add(3, 4)
             };
-            state
-                .messages
-                .push(ChatMessage::Assistant(out.choices[0].message.clone()));
+            state.messages.push(ChatMessage::Assistant(Box::new(
+                out.choices[0].message.clone(),
+            )));
             state.set_output(out);
             Ok(state)
         })

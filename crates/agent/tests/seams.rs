@@ -169,9 +169,9 @@ async fn a_custom_agent_gets_events_and_limits_from_generate() {
                         )
                         .await
                         .map_err(|e| e.or_state(&state))?;
-                    state
-                        .messages
-                        .push(ChatMessage::Assistant(out.message().cloned().unwrap()));
+                    state.messages.push(ChatMessage::Assistant(Box::new(
+                        out.message().cloned().unwrap(),
+                    )));
                 }
                 Ok(state)
             }

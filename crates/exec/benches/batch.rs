@@ -129,7 +129,10 @@ fn batch(function: &str, n: usize) -> Vec<ChatMessage> {
         .collect();
     let mut assistant = ChatMessageAssistant::new("");
     assistant.tool_calls = Some(calls);
-    vec![ChatMessage::user("go"), ChatMessage::Assistant(assistant)]
+    vec![
+        ChatMessage::user("go"),
+        ChatMessage::Assistant(Box::new(assistant)),
+    ]
 }
 
 /// Runs one case: a checked warm-up, then `runs` timed runs; returns the wall times.

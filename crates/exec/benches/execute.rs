@@ -58,7 +58,7 @@ fn conversation(text: &str, calls: Vec<ToolCall>) -> Vec<ChatMessage> {
     vec![
         ChatMessage::system("You are a helpful assistant."),
         ChatMessage::user("What is 1 + 2?"),
-        ChatMessage::Assistant(assistant),
+        ChatMessage::Assistant(Box::new(assistant)),
     ]
 }
 
@@ -263,7 +263,10 @@ mod w4_truncation {
     fn one_call(function: &str) -> Vec<ChatMessage> {
         let mut assistant = ChatMessageAssistant::new("");
         assistant.tool_calls = Some(vec![ToolCall::new("c1", function, json!({}))]);
-        vec![ChatMessage::user("go"), ChatMessage::Assistant(assistant)]
+        vec![
+            ChatMessage::user("go"),
+            ChatMessage::Assistant(Box::new(assistant)),
+        ]
     }
 
     fn end_to_end(bencher: Bencher<'_, '_>, tool: ToolDef, truncated: bool) {

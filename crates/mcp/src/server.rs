@@ -170,7 +170,7 @@ impl ToolServer {
             name.clone(),
             Value::Object(arguments),
         )]);
-        let messages = [ChatMessage::Assistant(assistant)];
+        let messages = [ChatMessage::Assistant(Box::new(assistant))];
         let executed = execute_tools(&messages, &self.tools, &self.options.execute).await;
         let result = match executed {
             Ok(result) => result,

@@ -272,6 +272,11 @@ pub struct ChatMessageTool {
 ///
 /// Serializes with a `role` tag: `{"role": "user", "id": …, "content": …}`.
 ///
+/// Each variant holds its message in a `Box`, so a conversation's vector takes 16 bytes a
+/// slot and each message its own size: a vector grown by doubling keeps up to half its slots
+/// empty, and those stay small. Build a variant with [`From`] (`ChatMessage::from(message)`)
+/// or the constructors below; match it as usual (`ChatMessage::Tool(t) => t.function`).
+///
 /// ```
 /// use actuator_model::ChatMessage;
 /// let m = ChatMessage::user("What is 2 + 3?");
@@ -285,39 +290,39 @@ pub struct ChatMessageTool {
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum ChatMessage {
     /// A system message.
-    System(ChatMessageSystem),
+    System(Box<ChatMessageSystem>),
     /// A user message.
-    User(ChatMessageUser),
+    User(Box<ChatMessageUser>),
     /// An assistant message.
-    Assistant(ChatMessageAssistant),
+    Assistant(Box<ChatMessageAssistant>),
     /// A tool result.
-    Tool(ChatMessageTool),
+    Tool(Box<ChatMessageTool>),
 }
 
 impl ChatMessage {
     /// A system message.
     pub fn system(content: impl Into<MessageContent>) -> Self {
-        ChatMessage::System(ChatMessageSystem {
+        ChatMessage::System(Box::new(ChatMessageSystem {
             id: new_id(),
             content: content.into(),
             source: None,
             metadata: None,
-        })
+        }))
     }
 
     /// A user message.
     pub fn user(content: impl Into<MessageContent>) -> Self {
-        ChatMessage::User(ChatMessageUser {
+        ChatMessage::User(Box::new(ChatMessageUser {
             id: new_id(),
             content: content.into(),
             source: None,
             metadata: None,
-        })
+        }))
     }
 
     /// An assistant message with text and no tool calls.
     pub fn assistant(content: impl Into<MessageContent>) -> Self {
-        ChatMessage::Assistant(ChatMessageAssistant::new(content))
+        ChatMessage::Assistant(Box::new(ChatMessageAssistant::new(content)))
     }
 
     /// A tool result for a call.
@@ -327,7 +332,7 @@ impl ChatMessage {
         function: impl Into<Arc<str>>,
         error: Option<ToolCallError>,
     ) -> Self {
-        ChatMessage::Tool(ChatMessageTool {
+        ChatMessage::Tool(Box::new(ChatMessageTool {
             id: new_id(),
             content: content.into(),
             source: None,
@@ -335,7 +340,7 @@ impl ChatMessage {
             tool_call_id: Some(tool_call_id.into()),
             function: Some(function.into()),
             error: error.map(Box::new),
-        })
+        }))
     }
 
     /// The unique id.
@@ -452,11 +457,21 @@ impl ChatMessage {
     }
 }
 
-impl From<ChatMessageAssistant> for ChatMessage {
-    fn from(m: ChatMessageAssistant) -> Self {
-        ChatMessage::Assistant(m)
-    }
+macro_rules! from_variant {
+    ($($variant:ident($message:ty)),*) => {$(
+        impl From<$message> for ChatMessage {
+            fn from(m: $message) -> Self {
+                ChatMessage::$variant(Box::new(m))
+            }
+        }
+    )*};
 }
+from_variant!(
+    System(ChatMessageSystem),
+    User(ChatMessageUser),
+    Assistant(ChatMessageAssistant),
+    Tool(ChatMessageTool)
+);
 
 #[cfg(test)]
 mod tests {

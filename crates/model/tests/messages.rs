@@ -27,14 +27,14 @@ fn every_message_kind_round_trips() {
     user.set_source(Some(MessageSource::Input));
     let mut call = ToolCall::new("call_1", "add", json!({"x": 1}));
     call.parse_error = Some("bad".into());
-    let assistant = ChatMessage::Assistant(ChatMessageAssistant {
+    let assistant = ChatMessage::Assistant(Box::new(ChatMessageAssistant {
         id: "a1".into(),
         content: MessageContent::Parts(vec![Content::reasoning("think"), Content::text("ok")]),
         source: Some(MessageSource::Generate),
         metadata: None,
         tool_calls: Some(vec![call]),
         model: Some("m".into()),
-    });
+    }));
     let tool = ChatMessage::tool(
         "",
         "call_1",

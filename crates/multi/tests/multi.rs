@@ -143,7 +143,7 @@ fn recorder(name: &str, seen: Arc<std::sync::Mutex<Vec<String>>>) -> FnAgent {
                 Content::text("done"),
             ]));
             reply.model = Some("sub".into());
-            state.messages.push(ChatMessage::Assistant(reply));
+            state.messages.push(ChatMessage::Assistant(Box::new(reply)));
             state.messages.push(ChatMessage::system("sub system"));
             state.messages.push(ChatMessage::assistant(""));
             Ok(state)
@@ -543,18 +543,18 @@ async fn as_tool_returns_the_final_text() {
             Content::text("42"),
         ]));
         reply.model = Some("m".into());
-        s.messages.push(ChatMessage::Assistant(reply));
+        s.messages.push(ChatMessage::Assistant(Box::new(reply)));
         Ok(s)
     })
     .with_description("Answers.");
     let tool = as_tool(Arc::new(answerer)).build().unwrap();
     let msgs = vec![
         ChatMessage::user("q"),
-        ChatMessage::Assistant(
+        ChatMessage::Assistant(Box::new(
             call("answerer", json!({"input": "?"})).choices[0]
                 .message
                 .clone(),
-        ),
+        )),
     ];
     let out = actuator_exec::execute_tools(
         &msgs,
@@ -682,11 +682,11 @@ async fn a_hand_written_agent_ends_cleanly_on_an_outer_limit_hit_inside_a_tool()
     let outer = agent_fn("outer", move |mut state: AgentState, cx: RunContext, _a| {
         let tool = tool.clone();
         async move {
-            state.messages.push(ChatMessage::Assistant(
+            state.messages.push(ChatMessage::Assistant(Box::new(
                 call("worker", json!({"input": "go"})).choices[0]
                     .message
                     .clone(),
-            ));
+            )));
             // Default options: the context adds itself, its sink and its resources.
             let result = cx
                 .execute_tools(&state.messages, &[tool], &Default::default())
@@ -717,11 +717,11 @@ async fn a_handoff_without_the_run_context_is_a_loud_error() {
     );
     let msgs = vec![
         ChatMessage::user("q"),
-        ChatMessage::Assistant(
+        ChatMessage::Assistant(Box::new(
             call("transfer_to_helper", json!({})).choices[0]
                 .message
                 .clone(),
-        ),
+        )),
     ];
     let err = actuator_exec::execute_tools(&msgs, std::slice::from_ref(&tool), &Default::default())
         .await

@@ -273,7 +273,7 @@ impl Bench {
             .await
             .expect("a generation");
         let message = output.message().cloned().expect("an assistant message");
-        conversation.push(ChatMessage::Assistant(message));
+        conversation.push(ChatMessage::Assistant(Box::new(message)));
         let t1 = Instant::now();
         let result = cx
             .execute_tools(conversation, &self.tools, &ExecuteOptions::default())

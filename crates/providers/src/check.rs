@@ -120,7 +120,7 @@ mod tests {
                 .map(|id| ToolCall::new(*id, "add", json!({})))
                 .collect(),
         );
-        ChatMessage::Assistant(a)
+        ChatMessage::Assistant(Box::new(a))
     }
 
     #[test]

@@ -105,7 +105,7 @@ async fn tool_results_go_first_in_one_user_message_and_thinking_is_replayed() {
     let input = [
         ChatMessage::system("Be exact."),
         ChatMessage::user("Add things."),
-        ChatMessage::Assistant(assistant),
+        ChatMessage::Assistant(Box::new(assistant)),
         ChatMessage::tool("3", "toolu_1", "add", None),
         ChatMessage::tool(
             "",
@@ -210,7 +210,7 @@ async fn thinking_tool_use_usage_and_stop_reason_come_back() {
     // The same output, replayed as the next turn's history, sends the blocks back as they came.
     let mut history = vec![
         ChatMessage::user("3+4, 5+6?"),
-        ChatMessage::Assistant(message.clone()),
+        ChatMessage::Assistant(Box::new(message.clone())),
     ];
     history.push(ChatMessage::tool("7", "toolu_01", "add", None));
     history.push(ChatMessage::tool("11", "toolu_02", "add", None));

@@ -28,7 +28,7 @@ async fn round_trip(message: Value) -> (ChatMessageAssistant, Value) {
         .await
         .unwrap();
     let answer = out.choices[0].message.clone();
-    input.push(ChatMessage::Assistant(answer.clone()));
+    input.push(ChatMessage::Assistant(Box::new(answer.clone())));
     input.push(ChatMessage::user("And?"));
     generate(&*model, &input, &[], &ToolChoice::Auto, &config)
         .await

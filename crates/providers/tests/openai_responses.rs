@@ -98,7 +98,7 @@ async fn reasoning_models_use_the_responses_api_and_replay_reasoning() {
 
     // The next turn replays the reasoning item, the text, the calls and their outputs.
     let mut history = input.to_vec();
-    history.push(ChatMessage::Assistant(message.clone()));
+    history.push(ChatMessage::Assistant(Box::new(message.clone())));
     history.push(ChatMessage::tool("7", "call_1", "add", None));
     history.push(ChatMessage::tool("text", "call_2", "read", None));
     model

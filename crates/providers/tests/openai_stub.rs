@@ -180,7 +180,7 @@ async fn a_whole_conversation_renders_as_the_api_wants() {
     ]);
     let input = [
         ChatMessage::user("What is 3 + 4?"),
-        ChatMessage::Assistant(assistant),
+        ChatMessage::Assistant(Box::new(assistant)),
         ChatMessage::tool("7", "c1", "add", None),
         ChatMessage::tool(
             "",
@@ -291,7 +291,7 @@ async fn an_unanswered_tool_call_is_refused_before_sending() {
     assistant.tool_calls = Some(vec![ToolCall::new("c1", "add", json!({"x": 1, "y": 2}))]);
     let input = [
         ChatMessage::user("q"),
-        ChatMessage::Assistant(assistant),
+        ChatMessage::Assistant(Box::new(assistant)),
         ChatMessage::user("and?"),
     ];
     let err = generate(

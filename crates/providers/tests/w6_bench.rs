@@ -81,7 +81,7 @@ async fn a_turn_against_the_canned_server_lands_add_and_is_recorded() {
         message.calls()[0].arguments.to_value().unwrap(),
         json!({"x": 3, "y": 4})
     );
-    conversation.push(ChatMessage::Assistant(message));
+    conversation.push(ChatMessage::Assistant(Box::new(message)));
     let result = execute_tools(&conversation, &tools, &ExecuteOptions::default())
         .await
         .unwrap();

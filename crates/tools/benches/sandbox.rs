@@ -26,7 +26,10 @@ fn batch(n: usize) -> Vec<ChatMessage> {
         .collect();
     let mut assistant = ChatMessageAssistant::new("");
     assistant.tool_calls = Some(calls);
-    vec![ChatMessage::user("go"), ChatMessage::Assistant(assistant)]
+    vec![
+        ChatMessage::user("go"),
+        ChatMessage::Assistant(Box::new(assistant)),
+    ]
 }
 
 fn emit(case: &str, samples: &[f64], unit: &str) {

@@ -217,7 +217,9 @@ impl ReactAgent {
                 state,
             ));
         };
-        state.messages.push(ChatMessage::Assistant(message));
+        state
+            .messages
+            .push(ChatMessage::Assistant(Box::new(message)));
         state.set_output(output);
         cx.check_messages(state.messages.len(), false)
             .map_err(|e| fail(e, state))

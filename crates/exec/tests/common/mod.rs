@@ -57,14 +57,14 @@ pub fn assistant(calls: &[(&str, Value)]) -> ChatMessage {
         .enumerate()
         .map(|(i, (f, a))| ToolCall::new(format!("call_{i}"), *f, a.clone()))
         .collect();
-    ChatMessage::Assistant(ChatMessageAssistant {
+    ChatMessage::Assistant(Box::new(ChatMessageAssistant {
         id: new_id(),
         content: MessageContent::Text("Let me use some tools.".into()),
         source: Some(MessageSource::Generate),
         metadata: None,
         tool_calls: Some(tool_calls),
         model: Some("test".into()),
-    })
+    }))
 }
 
 /// A conversation ending with an assistant message making `calls`.

@@ -136,12 +136,15 @@ pub async fn exec_one(
     use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
     let mut assistant = ChatMessageAssistant::new("");
     assistant.tool_calls = Some(vec![ToolCall::new("call_1", name, arguments)]);
-    let messages = vec![ChatMessage::user("go"), ChatMessage::Assistant(assistant)];
+    let messages = vec![
+        ChatMessage::user("go"),
+        ChatMessage::Assistant(Box::new(assistant)),
+    ];
     let result = actuator_exec::execute_tools(&messages, tools, &Default::default())
         .await
         .expect("no fatal error");
     match result.messages.into_iter().next() {
-        Some(ChatMessage::Tool(t)) => t,
+        Some(ChatMessage::Tool(t)) => *t,
         other => panic!("expected a tool message, got {other:?}"),
     }
 }

@@ -49,7 +49,7 @@ pub fn build() -> Vec<ChatMessage> {
         };
         let mut assistant = ChatMessageAssistant::new(format!("Step {i}: {}", text(i + 2, 30)));
         assistant.tool_calls = Some(vec![ToolCall::new(id.clone(), function, arguments)]);
-        messages.push(ChatMessage::Assistant(assistant));
+        messages.push(ChatMessage::Assistant(Box::new(assistant)));
         messages.push(ChatMessage::tool(result, id, function, None));
     }
     messages

@@ -358,7 +358,7 @@ mod tests {
                 Content::text("And this?"),
                 Content::image_base64("AAAA", "image/png"),
             ])),
-            ChatMessage::Assistant(assistant),
+            ChatMessage::Assistant(Box::new(assistant)),
             ChatMessage::tool("3", "c1", "add", None),
             ChatMessage::tool(
                 "",
