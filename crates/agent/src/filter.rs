@@ -217,7 +217,7 @@ pub fn trim_messages(messages: Vec<ChatMessage>, preserve: f64) -> Vec<ChatMessa
             ChatMessage::System(_) => {}
         }
     }
-    let answered: HashSet<Arc<str>> = kept
+    let answered: HashSet<CompactString> = kept
         .iter()
         .filter_map(|m| m.as_tool().and_then(|t| t.tool_call_id.clone()))
         .collect();

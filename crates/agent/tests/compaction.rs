@@ -786,7 +786,7 @@ async fn compactor_with_edit_and_trim_keeps_the_prefix_and_pairs() {
     let mut history = tool_conversation(8);
     for m in &mut history {
         if let ChatMessage::Tool(t) = m {
-            t.content = MessageContent::Text("z".repeat(200));
+            t.content = MessageContent::Text("z".repeat(200).into());
         }
     }
     for strategy in [

@@ -232,7 +232,7 @@ mod w2_parts {
             let now = unix_seconds(SystemTime::now());
             let mut event = ToolEvent::pending("call_1", "add", black_box(&arguments).clone(), now);
             event.pending = None;
-            event.result = MessageContent::Text("3".to_owned());
+            event.result = MessageContent::Text("3".into());
             event.completed_at = Some(unix_seconds(SystemTime::now()));
             event.working_time = Some(0.0);
             event

@@ -157,7 +157,7 @@ impl ToolPattern {
 
     fn matches(&self, call: &ToolCall) -> bool {
         match self {
-            ToolPattern::Exact(name) => &call.function == name,
+            ToolPattern::Exact(name) => call.function == name,
             ToolPattern::NameGlob(p) => p.matches(&call.function),
             ToolPattern::CallGlob(p) => p.matches(&call.render_in(usize::MAX)),
         }

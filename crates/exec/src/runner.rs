@@ -288,10 +288,10 @@ impl Runner<'_> {
             e
         });
         let mut done = CallDone {
-            // The call's shared names: the id its events hold, the tool's own name.
+            // The call's id (kept inline when short) and the tool's shared name.
             message: ChatMessage::tool(
                 "",
-                Arc::clone(&finished.names.id),
+                finished.names.id.as_ref(),
                 Arc::clone(&finished.names.function),
                 None,
             ),
@@ -363,10 +363,10 @@ impl Runner<'_> {
         match output {
             ToolOutput::Text(text) => match truncate_tool_output(function, &text, limit) {
                 Some(t) => (
-                    MessageContent::Text(t.output),
+                    MessageContent::Text(t.output.into()),
                     Some((t.original_bytes, t.limit)),
                 ),
-                None => (MessageContent::Text(text), None),
+                None => (MessageContent::Text(text.into()), None),
             },
             ToolOutput::Content(parts) => (MessageContent::Parts(parts), None),
         }

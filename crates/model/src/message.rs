@@ -78,15 +78,15 @@ pub enum MessageSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum MessageContent {
-    /// Plain text.
-    Text(String),
+    /// Plain text (up to 24 bytes kept inline, as short tool results often are).
+    Text(CompactString),
     /// Content items (text, images, reasoning, …).
     Parts(Vec<Content>),
 }
 
 impl Default for MessageContent {
     fn default() -> Self {
-        MessageContent::Text(String::new())
+        MessageContent::Text(CompactString::default())
     }
 }
 
@@ -94,7 +94,7 @@ impl MessageContent {
     /// The text: the string itself, or the text items concatenated (reasoning excluded).
     pub fn text(&self) -> String {
         match self {
-            MessageContent::Text(t) => t.clone(),
+            MessageContent::Text(t) => t.as_str().to_owned(),
             MessageContent::Parts(parts) => parts.iter().filter_map(Content::as_text).collect(),
         }
     }
@@ -110,13 +110,19 @@ impl MessageContent {
 
 impl From<String> for MessageContent {
     fn from(t: String) -> Self {
+        MessageContent::Text(t.into())
+    }
+}
+
+impl From<CompactString> for MessageContent {
+    fn from(t: CompactString) -> Self {
         MessageContent::Text(t)
     }
 }
 
 impl From<&str> for MessageContent {
     fn from(t: &str) -> Self {
-        MessageContent::Text(t.to_owned())
+        MessageContent::Text(t.into())
     }
 }
 
@@ -129,7 +135,7 @@ impl From<Vec<Content>> for MessageContent {
 impl From<ToolOutput> for MessageContent {
     fn from(out: ToolOutput) -> Self {
         match out {
-            ToolOutput::Text(t) => MessageContent::Text(t),
+            ToolOutput::Text(t) => MessageContent::Text(t.into()),
             ToolOutput::Content(c) => MessageContent::Parts(c),
         }
     }
@@ -255,10 +261,9 @@ pub struct ChatMessageTool {
     /// kept per turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Box<Map<String, Value>>>,
-    /// The id of the call this answers (shared: the executor gives the call's events the
-    /// same string).
+    /// The id of the call this answers, as [`ToolCall::id`](crate::ToolCall::id) has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<Arc<str>>,
+    pub tool_call_id: Option<CompactString>,
     /// The tool called (shared: the executor gives every result of one tool the tool's own
     /// name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,7 +333,7 @@ impl ChatMessage {
     /// A tool result for a call.
     pub fn tool(
         content: impl Into<MessageContent>,
-        tool_call_id: impl Into<Arc<str>>,
+        tool_call_id: impl Into<CompactString>,
         function: impl Into<Arc<str>>,
         error: Option<ToolCallError>,
     ) -> Self {

@@ -169,7 +169,7 @@ fn result_of(state: &actuator_agent::AgentState) -> ToolOutput {
     };
     match content {
         None => ToolOutput::Text(String::new()),
-        Some(MessageContent::Text(t)) => ToolOutput::Text(t),
+        Some(MessageContent::Text(t)) => ToolOutput::Text(t.into_string()),
         Some(MessageContent::Parts(parts)) => {
             let kept: Vec<Content> = parts.into_iter().filter(|c| !c.is_reasoning()).collect();
             if kept.iter().all(|c| c.as_text().is_some()) {

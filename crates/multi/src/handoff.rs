@@ -149,7 +149,7 @@ fn is_boundary(m: &ChatMessage, tool_message_id: &str, transfer_text: &str) -> b
 fn prefix_assistant(m: &mut ChatMessage, prefix: &str) {
     if let ChatMessage::Assistant(a) = m {
         match &mut a.content {
-            MessageContent::Text(t) => *t = format!("{prefix}{t}"),
+            MessageContent::Text(t) => *t = format!("{prefix}{t}").into(),
             MessageContent::Parts(parts) => {
                 if let Some(Content::Text { text, .. }) =
                     parts.iter_mut().find(|c| c.as_text().is_some())

@@ -184,9 +184,9 @@ impl CompactionEdit {
         for (assistant, call_id, function, result) in uses.into_iter().take(clear) {
             if self.keep_tool_inputs {
                 if let ChatMessage::Tool(t) = &mut conversation[result]
-                    && t.content != MessageContent::Text(TOOL_RESULT_REMOVED.to_owned())
+                    && t.content != MessageContent::Text(TOOL_RESULT_REMOVED.into())
                 {
-                    t.content = MessageContent::Text(TOOL_RESULT_REMOVED.to_owned());
+                    t.content = MessageContent::Text(TOOL_RESULT_REMOVED.into());
                     t.id = actuator_model::new_id();
                 }
             } else {
@@ -255,7 +255,7 @@ fn clear_reasoning(a: &mut ChatMessageAssistant) {
     }
     parts.retain(|c| !c.is_reasoning());
     if parts.is_empty() {
-        a.content = MessageContent::Text(String::new());
+        a.content = MessageContent::default();
     }
     a.id = actuator_model::new_id();
 }

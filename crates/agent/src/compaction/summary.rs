@@ -372,7 +372,7 @@ fn largest_shrinkable(messages: &[ChatMessage]) -> Option<(usize, usize)> {
 /// Halves one text of a tool message (keeping its head and tail).
 fn shrink(message: &mut ChatMessage, part: usize) {
     match message.content_mut() {
-        MessageContent::Text(text) => *text = truncate_middle(text, text.len() / 2),
+        MessageContent::Text(text) => *text = truncate_middle(text, text.len() / 2).into(),
         MessageContent::Parts(parts) => {
             if let Some(Content::Text { text, .. }) = parts.get_mut(part) {
                 *text = truncate_middle(text, text.len() / 2);

@@ -244,7 +244,7 @@ pub(crate) fn assemble(
             }
             MessageContent::Parts(parts)
         }
-        None => MessageContent::Text(text),
+        None => MessageContent::Text(text.into()),
     };
     ChatCompletionChoice {
         message: ChatMessageAssistant {
