@@ -29,7 +29,7 @@ pub fn conversation(arguments: Value) -> Vec<ChatMessage> {
     vec![
         ChatMessage::system("You are a helpful assistant."),
         ChatMessage::user("What is 1 + 2?"),
-        ChatMessage::Assistant(assistant),
+        ChatMessage::from(assistant),
     ]
 }
 

@@ -74,7 +74,7 @@ impl MessageFilter {
 /// use actuator_agent::content_only;
 /// use actuator_model::{ChatMessage, ModelOutput};
 /// let call = ModelOutput::for_tool_call("m", "add", serde_json::json!({"x": 1})).choices[0].message.clone();
-/// let out = content_only(vec![ChatMessage::system("sys"), ChatMessage::Assistant(call)]);
+/// let out = content_only(vec![ChatMessage::system("sys"), ChatMessage::from(call)]);
 /// assert_eq!(out.len(), 1);
 /// assert_eq!(out[0].text(), "add(x=1)");
 /// ```

@@ -55,7 +55,7 @@ const MEMORY_CONTENT_SAVED: &str = "(content saved to memory)";
 /// for i in 0..3 {
 ///     let call = ToolCall::new(format!("c{i}"), "ls", serde_json::json!({}));
 ///     let turn = ModelOutput::for_tool_calls("m", "", vec![call]);
-///     messages.push(ChatMessage::Assistant(turn.choices[0].message.clone()));
+///     messages.push(ChatMessage::from(turn.choices[0].message.clone()));
 ///     messages.push(ChatMessage::tool(format!("listing {i}"), format!("c{i}"), "ls", None));
 /// }
 /// let edited = CompactionEdit::new().keep_tool_uses(1).edit(&messages);
