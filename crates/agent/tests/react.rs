@@ -17,7 +17,8 @@ use actuator_agent::{
 };
 use actuator_events::{Event, EventLog, Score};
 use actuator_model::{
-    BoxFuture, ChatMessage, FunctionModel, Model, ModelOutput, ScriptedModel, StopReason, ToolCall,
+    BoxFuture, ChatMessage, FunctionModel, MessageContent, Model, ModelOutput, ScriptedModel,
+    StopReason, ToolCall,
 };
 use actuator_tool_core::{Content, ToolDef, ToolInfo};
 use common::*;
@@ -74,6 +75,34 @@ fn default_system_prompts() {
         .unwrap();
     assert_eq!(custom.system_message(), Some("Use answer() when done."));
     assert_eq!(custom.submit_name(), Some("answer"));
+}
+
+/// The default system message is rendered once for the process: every agent built with the
+/// default prompts, and every conversation they start, refers to that one copy.
+#[tokio::test]
+async fn the_default_system_message_is_shared_not_copied() {
+    let model = scripted(vec![submit("3"), submit("4")]);
+    let first = react().model(model.clone()).build().unwrap();
+    let second = react().model(model.clone()).build().unwrap();
+    let (a, b) = (
+        first.system_message().unwrap(),
+        second.system_message().unwrap(),
+    );
+    assert_eq!(a, SYSTEM_WITH_SUBMIT);
+    assert_eq!(a.as_ptr(), b.as_ptr(), "two agents share the default text");
+
+    let out = run(&first, "What is 1 + 2?", &[]).await.unwrap();
+    let ChatMessage::System(system) = &out.state.messages[0] else {
+        panic!("the conversation starts with the system message")
+    };
+    let MessageContent::Text(text) = &system.content else {
+        panic!("text content")
+    };
+    assert_eq!(text.as_ptr(), a.as_ptr(), "the conversation shares it too");
+
+    // Any other prompt is the agent's own.
+    let own = react().model(model).prompt("Be brief.").build().unwrap();
+    assert_ne!(own.system_message().unwrap().as_ptr(), a.as_ptr());
 }
 
 #[tokio::test]

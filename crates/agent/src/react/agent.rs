@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actuator_events::{Event, InfoEvent, SharedMessages};
 use actuator_exec::{ApprovalPolicy, ExecuteOptions};
-use actuator_model::{BoxFuture, ChatMessage, GenerateConfig, StopReason};
+use actuator_model::{BoxFuture, ChatMessage, CompactString, GenerateConfig, StopReason};
 use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 use serde_json::{Map, Value};
 
@@ -26,7 +26,7 @@ use crate::state::AgentState;
 pub struct ReactAgent {
     pub(super) name: String,
     pub(super) description: Option<String>,
-    pub(super) system_message: Option<String>,
+    pub(super) system_message: Option<CompactString>,
     pub(super) tools: Vec<ToolDef>,
     pub(super) sources: Vec<Arc<dyn ToolSource>>,
     /// Shared with every model event of the agent's runs.

@@ -8,7 +8,9 @@ use actuator_model::{GenerateConfig, Model};
 use actuator_tool_core::{ToolDef, ToolKind};
 
 use super::agent::ReactAgent;
-use super::config::{AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, OnContinue};
+use super::config::{
+    AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, OnContinue, shared_system_message,
+};
 use super::config::{ModelAgent, ReactModel};
 use super::submit::{SubmitSettings, submit_tool};
 use crate::agent::AgentError;
@@ -247,7 +249,8 @@ impl ReactBuilder {
         let system_message = self
             .prompt
             .unwrap_or_default()
-            .system_message(has_handoff, submit.as_ref().map(|s| s.name.as_str()));
+            .system_message(has_handoff, submit.as_ref().map(|s| s.name.as_str()))
+            .map(shared_system_message);
         let infos = tools.iter().map(ToolDef::info_arc).collect();
         Ok(ReactAgent {
             name: self.name.unwrap_or_else(|| "react".to_owned()),

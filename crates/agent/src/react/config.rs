@@ -1,10 +1,10 @@
 //! react's settings: the system prompt, attempts and scoring, the submit tool, what happens
 //! after each turn, context overflow, and what react generates with.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use actuator_events::{Score, ScoreValue};
-use actuator_model::{BoxFuture, Model};
+use actuator_model::{BoxFuture, CompactString, Model};
 use actuator_tool_core::ToolDef;
 
 use crate::agent::AgentError;
@@ -89,6 +89,22 @@ impl AgentPrompt {
         } else {
             Some(lines.join("\n\n"))
         }
+    }
+}
+
+/// The system message of the default prompts with the default `submit` tool and no handoff,
+/// rendered once for the process.
+static DEFAULT_SYSTEM_MESSAGE: LazyLock<Option<String>> =
+    LazyLock::new(|| AgentPrompt::default().system_message(false, Some("submit")));
+
+/// A system message as an agent keeps it. The default one refers to the copy rendered once
+/// above: a `CompactString` holds a `&'static str` as it is, so neither the agents built with
+/// the default prompts nor their conversations copy its 600-odd bytes. Any other text is kept
+/// as given.
+pub(super) fn shared_system_message(text: String) -> CompactString {
+    match DEFAULT_SYSTEM_MESSAGE.as_deref() {
+        Some(default) if default == text => CompactString::const_new(default),
+        _ => text.into(),
     }
 }
 
