@@ -117,10 +117,7 @@ pub(super) fn apply_submission(state: &mut AgentState, submit: &SubmitSettings, 
     {
         match &mut message.content {
             MessageContent::Text(t) => {
-                *t = format!("{t}{}{answer}", submit.delimiter)
-                    .trim()
-                    .to_owned()
-                    .into();
+                *t = format!("{t}{}{answer}", submit.delimiter).trim().into();
             }
             MessageContent::Parts(parts) => parts.push(Content::text(answer)),
         }
