@@ -16,7 +16,15 @@ use serde_json::json;
 async fn one(def: actuator_tool_core::ToolDef) -> (String, Option<String>, Option<String>) {
     let name = def.name().to_owned();
     let msgs = conversation(&[(name.as_str(), json!({}))]);
-    let out = execute_tools(&msgs, &[def], &ExecuteOptions::default())
+    only_result(&msgs, &def).await
+}
+
+/// Runs the conversation's one call with `def` as the only tool: the result of its message.
+async fn only_result(
+    msgs: &[ChatMessage],
+    def: &ToolDef,
+) -> (String, Option<String>, Option<String>) {
+    let out = execute_tools(msgs, std::slice::from_ref(def), &ExecuteOptions::default())
         .await
         .unwrap();
     assert_eq!(out.messages.len(), 1);
@@ -177,11 +185,8 @@ async fn parsing_rows() {
             "Error parsing the following tool call arguments:\n\n{\n\nError details: EOF".into(),
         );
     }
-    let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
-        .await
-        .unwrap();
     assert_eq!(
-        result(&out.messages[0]),
+        only_result(&msgs, &t).await,
         row(
             "parsing",
             "Error parsing the following tool call arguments:\n\n{\n\nError details: EOF"
@@ -189,20 +194,14 @@ async fn parsing_rows() {
     );
     // Unknown tool.
     let msgs = conversation(&[("nope", json!({}))]);
-    let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
-        .await
-        .unwrap();
     assert_eq!(
-        result(&out.messages[0]),
+        only_result(&msgs, &t).await,
         row("parsing", "Tool nope not found")
     );
     // Validation.
     let msgs = conversation(&[("t", json!({"n": "1", "z": 1}))]);
-    let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
-        .await
-        .unwrap();
     assert_eq!(
-        result(&out.messages[0]),
+        only_result(&msgs, &t).await,
         row(
             "parsing",
             "Found 2 validation errors parsing tool input arguments:\n- n: '1' is not of type 'integer'\n- z: Additional properties are not allowed ('z' was unexpected)"
@@ -225,11 +224,8 @@ async fn parsing_rows() {
             a.release_parsed_arguments();
             assert!(a.calls()[0].arguments.to_map().is_err());
         }
-        let out = execute_tools(&msgs, std::slice::from_ref(&t), &ExecuteOptions::default())
-            .await
-            .unwrap();
         assert_eq!(
-            result(&out.messages[0]),
+            only_result(&msgs, &t).await,
             row(
                 "parsing",
                 "Error parsing tool call arguments: arguments exceed the maximum supported nesting depth of 100"
