@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use actuator_model::{MessageContent, ToolCallError};
+use actuator_model::{CompactString, MessageContent, ToolCallError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -73,9 +73,10 @@ pub struct ToolEvent {
     /// `(original_bytes, limit)` when the output was truncated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<(usize, usize)>,
-    /// The approval, when an approver was asked.
+    /// The approval, when an approver was asked (boxed: most calls have none, and every
+    /// event is moved into its sink).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approval: Option<ApprovalEvent>,
+    pub approval: Option<Box<ApprovalEvent>>,
     /// When the call started (Unix seconds).
     pub started_at: f64,
     /// When the call ended (Unix seconds); `None` while it is pending.
@@ -93,9 +94,10 @@ pub struct ToolEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<bool>,
     /// The id of the tool message that carries the result; `None` while pending and when the
-    /// call stopped the run (no message was produced).
+    /// call stopped the run (no message was produced). Message ids are 22 characters, kept
+    /// inline, so recording one costs no allocation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
+    pub message_id: Option<CompactString>,
     /// The span the call ran in (the agent run, handoff, … that executed it), when known;
     /// shared by every event of the span.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -144,7 +144,7 @@ impl Runner<'_> {
             event.completed_at = Some(now);
             event.working_time = Some(0.0);
             event.failed = Some(true);
-            event.message_id = Some(message.id().to_owned());
+            event.message_id = Some(message.id().into());
             self.info(format!(
                 "Tool call '{}' was cancelled because a parallel sibling tool call raised an exception.",
                 call.function
@@ -273,7 +273,7 @@ impl Runner<'_> {
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);
-            e.approval = finished.approval.map(|a| *a);
+            e.approval = finished.approval;
             if let Some(modified) = e
                 .approval
                 .as_ref()
@@ -343,7 +343,7 @@ impl Runner<'_> {
             e.result = content.clone();
             e.error.clone_from(&error);
             e.truncated = truncated;
-            e.message_id = Some(done.message.id().to_owned());
+            e.message_id = Some(done.message.id().into());
             self.emit(e);
         }
         if let ChatMessage::Tool(m) = &mut done.message {

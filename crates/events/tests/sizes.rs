@@ -1,0 +1,24 @@
+//! What recording a tool call costs in memory: the message id an event keeps is inline.
+
+use actuator_events::ToolEvent;
+use actuator_model::new_id;
+use serde_json::json;
+
+#[test]
+fn a_tool_events_message_id_is_kept_inline() {
+    let mut event = ToolEvent::pending("call_1", "add", json!({"x": 1}), 0.0);
+    event.message_id = Some(new_id());
+    let id = event.message_id.as_ref().map(|id| id.is_heap_allocated());
+    assert_eq!(id, Some(false), "a message id is inline, not a heap string");
+    println!("ToolEvent: {} bytes", size_of::<ToolEvent>());
+}
+
+#[test]
+fn a_tool_event_keeps_its_rare_approval_out_of_line() {
+    // The approval (most calls have none) is boxed: an event is moved into its sink whole.
+    assert!(
+        size_of::<ToolEvent>() <= 320,
+        "{} bytes",
+        size_of::<ToolEvent>()
+    );
+}
