@@ -1,4 +1,5 @@
-//! What recording a tool call costs in memory: the message id an event keeps is inline.
+//! What recording a tool call costs in memory: the message id an event keeps is inline, and
+//! the approval few calls have is out of line.
 
 use actuator_events::ToolEvent;
 use actuator_model::new_id;
@@ -10,7 +11,6 @@ fn a_tool_events_message_id_is_kept_inline() {
     event.message_id = Some(new_id());
     let id = event.message_id.as_ref().map(|id| id.is_heap_allocated());
     assert_eq!(id, Some(false), "a message id is inline, not a heap string");
-    println!("ToolEvent: {} bytes", size_of::<ToolEvent>());
 }
 
 #[test]
