@@ -85,6 +85,42 @@ async fn a_large_stage_keeps_declared_order_and_its_events() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_stage_names_each_call_its_own_tool_and_span() {
+    // A spread stage's chunks run from the stage's copies of the tools and options: every
+    // call's context, message and events must still name the tool it called (two tools,
+    // interleaved across the chunks) and the run's span.
+    let echo = |_a, c: actuator_tool_core::ToolContext| async move {
+        Ok(ToolOutput::Text(c.function.to_string()))
+    };
+    let tools = [tool("first", true, echo), tool("second", true, echo)];
+    let names: Vec<&str> = (0..LARGE)
+        .map(|i| if i % 3 == 0 { "second" } else { "first" })
+        .collect();
+    let calls: Vec<_> = names.iter().map(|&n| (n, json!({}))).collect();
+    let log = EventLog::new();
+    let mut options = ExecuteOptions::default().events(log.clone());
+    options.span_id = Some(Arc::from("span_outer"));
+    let out = execute_tools(&conversation(&calls), &tools, &options)
+        .await
+        .unwrap();
+    let texts: Vec<String> = out.messages.iter().map(|m| result(m).0).collect();
+    assert_eq!(texts, names);
+    let functions: Vec<Option<&str>> = out
+        .messages
+        .iter()
+        .map(|m| m.as_tool().and_then(|t| t.function.as_deref()))
+        .collect();
+    assert_eq!(functions, names.iter().map(|&n| Some(n)).collect::<Vec<_>>());
+    let events = log.tool_events();
+    assert_eq!(events.len(), LARGE);
+    for e in &events {
+        let called = names[e.id.trim_start_matches("call_").parse::<usize>().unwrap()];
+        assert_eq!(&*e.function, called, "{e:?}");
+        assert_eq!(e.span_id.as_deref(), Some("span_outer"), "{e:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fatal_call_in_a_large_stage_cancels_its_siblings() {
     let t = tool("t", true, |mut a, _c| async move {
         let n: u64 = a.required("n")?;
