@@ -38,6 +38,11 @@ fn same_run(label: &'static str, rust: &'static str, python: &'static str) -> Ro
 const W5_EVENTS_RATIO: &str =
     "W5|react K=1, interleaved: events on / off, time per turn (median of per-run ratios)";
 
+/// Issue 16's W3 figure: 1000 parallel 10 ms calls less the bare `join_all` of the same
+/// sleeps run the same way (in a spawned task), the two in turn.
+const W3_OVER_SPAWNED: &str =
+    "W3|sleep10 x1000, interleaved: execute_tools - join_all in a spawned task";
+
 fn w5(k: usize, yielding: bool, events: bool, what: &str) -> String {
     format!("W5|{}: {what}", w5_label(k, yielding, events))
 }
@@ -86,6 +91,9 @@ fn rows() -> Vec<Row> {
         row("W3 sleep 10 ms ×100 serial, overhead per call beyond a bare sleep", "W3|sleep10_serial x100: overhead per call beyond a bare sleep", None),
         row("W3 reference: 10 sleeps one after another, no framework", "W3|reference: 10 x sleep(10ms) one after another, no Actuator", None),
         row("W3 reference: 1000 sleeps joined, no framework", "W3|reference: join_all 1000 x sleep(10ms), no Actuator", Some("W3|reference: asyncio.gather 1000 x sleep(10ms), no Inspect")),
+        row("W3 reference: the same, in a spawned task (as `execute_tools` runs)", "W3|reference: join_all 1000 x sleep(10ms) in a spawned task, no Actuator", None),
+        row("W3 1000 × 10 ms − `join_all` in a spawned task, interleaved (issue 16: ≤ 0.5 ms)", W3_OVER_SPAWNED, None),
+        row("W3 1000 × 10 ms − `join_all` on the `block_on` thread, interleaved", "W3|sleep10 x1000, interleaved: execute_tools - join_all on the block_on thread", None),
         row("W4 `execute_tools`, 1 MiB ASCII → 16 KiB", "divan|execute/w4_truncation/big_ascii_1mib", Some("W4|execute_tools, tool returns 1 MiB (big_ascii) -> 16 KiB")),
         row("W4 `execute_tools`, 1 MiB non-ASCII → 16 KiB", "divan|execute/w4_truncation/big_utf8_1mib", Some("W4|execute_tools, tool returns 1 MiB (big_utf8) -> 16 KiB")),
         row("W4 `execute_tools`, 1 KiB (no truncation)", "divan|execute/w4_truncation/small_1kib", Some("W4|execute_tools, tool returns 1 KiB (no truncation, reference)")),
@@ -272,6 +280,7 @@ fn target_list() -> Vec<Target> {
         t("W2 one call end to end, events on", "divan|execute/w2_execute_tools/add_1_call".into(), true, s(5e-6), "BASELINE.md"),
         t("W3 1000 parallel noop calls, wall", "W3|noop x1000: wall per execute_tools".into(), true, s(3e-3), "BASELINE.md"),
         t("W3 1000 parallel 10 ms sleeps, wall", "W3|sleep10 x1000: wall per execute_tools".into(), true, s(13e-3), "issue"),
+        t("W3 1000 × 10 ms less the same sleeps joined, same harness (issue 16)", W3_OVER_SPAWNED.into(), true, s(0.5e-3), "issue"),
         t("W4 truncation alone, non-ASCII", "divan|execute/w4_parts/truncate_utf8".into(), true, s(3e-6), "BASELINE.md"),
         t("W5 time per turn, K=1", w5(1, false, false, "time per turn (gap between tool calls)"), true, s(50e-6), "issue"),
         t("W5 throughput, K=100", w5(100, false, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),

@@ -9,6 +9,12 @@
 //! after another (serial), and from the latter the serial overhead per call beyond the
 //! timer's own (Tokio's timer has 1 ms ticks, so a 10 ms sleep takes about 11 ms).
 //!
+//! Issue 16's figure for 1000 parallel 10 ms calls is their wall less that of the bare
+//! `join_all` of the same sleeps, the two run in turn (so both see the same load) and the
+//! `join_all` run as `execute_tools` is, in a spawned task: on this runtime a `join_all` on
+//! the `block_on` thread finishes about 0.4 ms sooner than the same one on a worker. Both
+//! differences are printed.
+//!
 //! Plain timed loops (a run is milliseconds long, so divan's sampling adds nothing): each
 //! `execute_tools` runs in a task spawned on Tokio's multi-thread runtime (one worker per
 //! core), timed inside the task. Prints one `RESULT {json}` line per figure, the format of the
@@ -69,6 +75,9 @@ fn main() {
         }
         case(&rt, sleep10_tool(), n, runs(r), tenms);
     }
+    if wanted("sleep10") {
+        interleaved(&rt, runs(30));
+    }
     for (n, r) in [(10, 20), (100, 3)] {
         if !wanted("sleep10_serial") {
             break;
@@ -120,6 +129,59 @@ fn main() {
             "ms",
         );
     }
+}
+
+/// 1000 sleeps joined without Actuator, in a task spawned on the runtime (as `run_once` runs
+/// `execute_tools`) or on the thread that enters it with `block_on`; returns the wall time.
+fn bare_join_all(rt: &Runtime, n: usize, spawned: bool) -> f64 {
+    let work = async move {
+        let t0 = Instant::now();
+        futures_util::future::join_all(
+            (0..n).map(|_| tokio::time::sleep(Duration::from_millis(10))),
+        )
+        .await;
+        t0.elapsed().as_secs_f64()
+    };
+    if spawned {
+        rt.block_on(rt.spawn(work)).expect("the benchmark task")
+    } else {
+        rt.block_on(work)
+    }
+}
+
+/// 1000 parallel 10 ms calls against the bare `join_all` of the same sleeps, the two run in
+/// turn so that both see the same load: the median of the per-pair differences, against the
+/// `join_all` run as `execute_tools` is (in a spawned task: on a worker, it takes 0.4 ms
+/// longer than on the `block_on` thread here) and against the one on the `block_on` thread.
+fn interleaved(rt: &Runtime, runs: usize) {
+    let n = 1000;
+    let messages = Arc::new(batch("sleep10", n));
+    let tools: Arc<[ToolDef]> = Arc::from(vec![sleep10_tool()]);
+    run_once(rt, &messages, &tools);
+    let (mut spawned, mut over_spawned, mut over_entered) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let ours = run_once(rt, &messages, &tools).0.as_secs_f64();
+        let s = bare_join_all(rt, n, true);
+        let e = bare_join_all(rt, n, false);
+        spawned.push(s);
+        over_spawned.push(ours - s);
+        over_entered.push(ours - e);
+    }
+    emit(
+        "reference: join_all 1000 x sleep(10ms) in a spawned task, no Actuator",
+        &spawned,
+        "ms",
+    );
+    emit(
+        "sleep10 x1000, interleaved: execute_tools - join_all in a spawned task",
+        &over_spawned,
+        "ms",
+    );
+    emit(
+        "sleep10 x1000, interleaved: execute_tools - join_all on the block_on thread",
+        &over_entered,
+        "ms",
+    );
 }
 
 /// `[user, assistant with N calls of `function`]`.
