@@ -94,6 +94,7 @@ fn rows() -> Vec<Row> {
         row("W3 reference: the same, in a spawned task (as `execute_tools` runs)", "W3|reference: join_all 1000 x sleep(10ms) in a spawned task, no Actuator", None),
         row("W3 1000 × 10 ms − `join_all` in a spawned task, interleaved (issue 16: ≤ 0.5 ms)", W3_OVER_SPAWNED, None),
         row("W3 1000 × 10 ms − `join_all` on the `block_on` thread, interleaved", "W3|sleep10 x1000, interleaved: execute_tools - join_all on the block_on thread", None),
+        row("W3 floor: the 1000 handlers called directly in 8 spawned chunks − `join_all` in a spawned task, interleaved", "W3|sleep10 x1000, interleaved: handlers in 8 spawned chunks, no executor - join_all in a spawned task", None),
         row("W4 `execute_tools`, 1 MiB ASCII → 16 KiB", "divan|execute/w4_truncation/big_ascii_1mib", Some("W4|execute_tools, tool returns 1 MiB (big_ascii) -> 16 KiB")),
         row("W4 `execute_tools`, 1 MiB non-ASCII → 16 KiB", "divan|execute/w4_truncation/big_utf8_1mib", Some("W4|execute_tools, tool returns 1 MiB (big_utf8) -> 16 KiB")),
         row("W4 `execute_tools`, 1 KiB (no truncation)", "divan|execute/w4_truncation/small_1kib", Some("W4|execute_tools, tool returns 1 KiB (no truncation, reference)")),

@@ -34,9 +34,11 @@ use std::time::{Duration, Instant};
 use actuator_events::EventLog;
 use actuator_exec::{ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
-use actuator_tool_core::ToolDef;
+use actuator_tool_core::{ToolArgs, ToolContext, ToolDef};
 use actuator_tool_macros::tool;
 use fixture::{noop_tool, sleep10_serial_tool, sleep10_tool};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use serde_json::json;
 use tokio::runtime::Runtime;
 
@@ -149,6 +151,35 @@ fn bare_join_all(rt: &Runtime, n: usize, spawned: bool) -> f64 {
     }
 }
 
+/// The 1000 calls' handlers called directly (`ToolDef::call_args`, no executor) in 8 spawned
+/// chunks, each polling its futures through a `FuturesUnordered` as a spread stage does: the
+/// floor of spreading itself; returns the wall time.
+fn bare_handlers(rt: &Runtime, tools: &Arc<[ToolDef]>, n: usize) -> f64 {
+    const CHUNKS: usize = 8;
+    let tools = Arc::clone(tools);
+    rt.block_on(rt.spawn(async move {
+        let t0 = Instant::now();
+        let mut set = tokio::task::JoinSet::new();
+        for k in 0..CHUNKS {
+            let tools = Arc::clone(&tools);
+            set.spawn(async move {
+                let mut pending: FuturesUnordered<_> = (k * n / CHUNKS..(k + 1) * n / CHUNKS)
+                    .map(|i| {
+                        let args = ToolArgs::shared(Arc::new(json!({})));
+                        tools[0].call_args(args, ToolContext::new(format!("call_{i}"), "sleep10"))
+                    })
+                    .collect();
+                while let Some(r) = pending.next().await {
+                    assert!(r.is_ok());
+                }
+            });
+        }
+        while set.join_next().await.is_some() {}
+        t0.elapsed().as_secs_f64()
+    }))
+    .expect("the benchmark task")
+}
+
 /// 1000 parallel 10 ms calls against the bare `join_all` of the same sleeps, the two run in
 /// turn so that both see the same load: the median of the per-pair differences, against the
 /// `join_all` run as `execute_tools` is (in a spawned task: on a worker, it takes 0.4 ms
@@ -159,13 +190,16 @@ fn interleaved(rt: &Runtime, runs: usize) {
     let tools: Arc<[ToolDef]> = Arc::from(vec![sleep10_tool()]);
     run_once(rt, &messages, &tools);
     let (mut spawned, mut over_spawned, mut over_entered) = (Vec::new(), Vec::new(), Vec::new());
+    let mut handlers_over_spawned = Vec::new();
     for _ in 0..runs {
         let ours = run_once(rt, &messages, &tools).0.as_secs_f64();
         let s = bare_join_all(rt, n, true);
         let e = bare_join_all(rt, n, false);
+        let h = bare_handlers(rt, &tools, n);
         spawned.push(s);
         over_spawned.push(ours - s);
         over_entered.push(ours - e);
+        handlers_over_spawned.push(h - s);
     }
     emit(
         "reference: join_all 1000 x sleep(10ms) in a spawned task, no Actuator",
@@ -180,6 +214,11 @@ fn interleaved(rt: &Runtime, runs: usize) {
     emit(
         "sleep10 x1000, interleaved: execute_tools - join_all on the block_on thread",
         &over_entered,
+        "ms",
+    );
+    emit(
+        "sleep10 x1000, interleaved: handlers in 8 spawned chunks, no executor - join_all in a spawned task",
+        &handlers_over_spawned,
         "ms",
     );
 }
