@@ -110,7 +110,10 @@ async fn a_large_stage_names_each_call_its_own_tool_and_span() {
         .iter()
         .map(|m| m.as_tool().and_then(|t| t.function.as_deref()))
         .collect();
-    assert_eq!(functions, names.iter().map(|&n| Some(n)).collect::<Vec<_>>());
+    assert_eq!(
+        functions,
+        names.iter().map(|&n| Some(n)).collect::<Vec<_>>()
+    );
     let events = log.tool_events();
     assert_eq!(events.len(), LARGE);
     for e in &events {
