@@ -1,7 +1,9 @@
 //! W2 peers: one `add(1, 2)` call through Actuator's `execute_tools` (events on, as W2 in
 //! `crates/exec/benches/execute.rs`), rig-agent's `ToolSet::execute` and rmcp's `ToolRouter`,
 //! in one binary, each on a current-thread Tokio runtime entered with `block_on` per
-//! iteration.
+//! iteration; and the same three awaited inside the entered runtime (`*_awaited`: each
+//! call's future polled as an `.await` in a running task polls it; all three complete at
+//! their first poll), which leaves the runtime's entry out of all three alike.
 //!
 //! What is outside the timed region is what the layer before the dispatch hands over: our
 //! conversation (borrowed; `execute_tools` copies the call's arguments itself) and a fresh
@@ -12,6 +14,10 @@
 //!
 //! `peers --behaviour` instead prints one `BEHAVIOUR {json}` line per framework and case
 //! (valid, wrongly typed argument, unknown key) and exits.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
 
 use actuator_peers::{VALID, behaviour, mcp, ours, rig, runtime};
 use divan::Bencher;
@@ -86,4 +92,61 @@ fn rmcp_call_tool_default_handler(bencher: Bencher<'_, '_>) {
     bencher
         .with_inputs(|| mcp::params(VALID).expect("a JSON object"))
         .bench_local_values(|params| rt.block_on(harness.call_tool(params)));
+}
+
+/// Polls a future that completes without waiting, once, as an `.await` inside a running
+/// task would.
+fn poll_ready<F: Future>(future: F) -> F::Output {
+    let mut cx = Context::from_waker(Waker::noop());
+    match pin!(future).poll(&mut cx) {
+        Poll::Ready(out) => out,
+        Poll::Pending => unreachable!("the call was expected to complete at its first poll"),
+    }
+}
+
+/// Actuator, awaited inside the entered runtime.
+#[divan::bench]
+fn actuator_execute_tools_awaited(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let _entered = rt.enter();
+    let tools = ours::tools();
+    let messages = ours::conversation(serde_json::from_str(VALID).expect("valid JSON"));
+    let check = poll_ready(actuator_exec::execute_tools(
+        &messages,
+        &tools,
+        &ours::options_with_events(),
+    ))
+    .expect("execute_tools");
+    assert_eq!(check.messages[0].text(), "3");
+    bencher
+        .with_inputs(ours::options_with_events)
+        .bench_local_refs(|options| {
+            poll_ready(actuator_exec::execute_tools(&messages, &tools, options))
+        });
+}
+
+/// rig, awaited inside the entered runtime.
+#[divan::bench]
+fn rig_toolset_execute_awaited(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let _entered = rt.enter();
+    let tools = rig::toolset();
+    let check = poll_ready(rig::call(&tools, VALID.to_owned()));
+    assert!(check.is_success(), "{check:?}");
+    bencher
+        .with_inputs(|| VALID.to_owned())
+        .bench_local_values(|arguments| poll_ready(rig::call(&tools, arguments)));
+}
+
+/// rmcp's `ToolRouter::call`, awaited inside the entered runtime.
+#[divan::bench]
+fn rmcp_tool_router_call_awaited(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let _entered = rt.enter();
+    let harness = mcp::Harness::start();
+    let check = poll_ready(mcp::outcome(&harness, VALID));
+    assert_eq!(check.text, "3", "{check:?}");
+    bencher
+        .with_inputs(|| mcp::params(VALID).expect("a JSON object"))
+        .bench_local_values(|params| poll_ready(harness.call(params)));
 }

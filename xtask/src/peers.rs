@@ -23,16 +23,26 @@ pub const ANCHOR: &str = "divan|execute/w2_execute_tools/add_1_call";
 /// The key of Actuator's own figure in the peers binary, the one the peers are compared with.
 const OURS: &str = "W2 peers|Actuator execute_tools";
 
-/// The benches of `peers/benches/peers.rs`: divan path, key, table label (peers only).
+/// The same, awaited inside the entered runtime: what the peers' `*_awaited` rows are
+/// compared with.
+const OURS_AWAITED: &str = "W2 peers|Actuator execute_tools, awaited";
+
+/// The benches of `peers/benches/peers.rs`: divan path, key, table label (peers only), and the
+/// key of our figure the peer is compared with.
 #[rustfmt::skip]
-const BENCHES: [(&str, &str, Option<&str>); 4] = [
-    ("peers/actuator_execute_tools", OURS, None),
+const BENCHES: [(&str, &str, Option<&str>, &str); 7] = [
+    ("peers/actuator_execute_tools", OURS, None, OURS),
     ("peers/rig_toolset_execute", "W2 peers|rig-agent 0.44 ToolSet::execute",
-     Some("W2 peer: rig-agent 0.44 `ToolSet::execute`, same `add` (the peer in the Inspect column, Actuator from the same binary)")),
+     Some("W2 peer: rig-agent 0.44 `ToolSet::execute`, same `add` (the peer in the Inspect column, Actuator from the same binary)"), OURS),
     ("peers/rmcp_tool_router_call", "W2 peers|rmcp 3.11 ToolRouter::call",
-     Some("W2 peer: rmcp 3.11 `ToolRouter::call`, router kept, same `add` (the peer in the Inspect column)")),
+     Some("W2 peer: rmcp 3.11 `ToolRouter::call`, router kept, same `add` (the peer in the Inspect column)"), OURS),
     ("peers/rmcp_call_tool_default_handler", "W2 peers|rmcp 3.11 call_tool, default #[tool_handler]",
-     Some("W2 peer: rmcp 3.11 `call_tool` of the default `#[tool_handler]` (router rebuilt per call; the peer in the Inspect column)")),
+     Some("W2 peer: rmcp 3.11 `call_tool` of the default `#[tool_handler]` (router rebuilt per call; the peer in the Inspect column)"), OURS),
+    ("peers/actuator_execute_tools_awaited", OURS_AWAITED, None, OURS_AWAITED),
+    ("peers/rig_toolset_execute_awaited", "W2 peers|rig-agent 0.44 ToolSet::execute, awaited",
+     Some("W2 peer, awaited inside the runtime (no `block_on` per call, for both sides): rig-agent 0.44 `ToolSet::execute`"), OURS_AWAITED),
+    ("peers/rmcp_tool_router_call_awaited", "W2 peers|rmcp 3.11 ToolRouter::call, awaited",
+     Some("W2 peer, awaited inside the runtime (no `block_on` per call, for both sides): rmcp 3.11 `ToolRouter::call`"), OURS_AWAITED),
 ];
 
 /// The frameworks of the behaviour table, in its column order, as the bench names them.
@@ -126,7 +136,7 @@ fn record(
     medians: &[crate::divan::Median],
     rust: &mut BTreeMap<String, Measure>,
 ) -> Result<(), String> {
-    for (path, key, _) in BENCHES {
+    for (path, key, _, _) in BENCHES {
         let median = medians
             .iter()
             .find(|m| m.path == path)
@@ -158,12 +168,13 @@ fn parse_behaviour(stdout: &str) -> Vec<Behaviour> {
 /// column, the peer in the comparison column, ratio = peer ÷ Actuator. Empty when the peers
 /// did not run.
 pub fn table_rows(rust: &BTreeMap<String, Measure>) -> String {
-    let Some(&ours) = rust.get(OURS) else {
+    if !rust.contains_key(OURS) {
         return String::new();
-    };
+    }
     let mut out = String::new();
-    for (_, key, label) in BENCHES {
-        let (Some(label), Some(&peer)) = (label, rust.get(key)) else {
+    for (_, key, label, compared) in BENCHES {
+        let (Some(label), Some(&peer), Some(&ours)) = (label, rust.get(key), rust.get(compared))
+        else {
             continue;
         };
         let r = ratio(ours, peer).map_or_else(|| "–".to_owned(), show_ratio);
@@ -236,7 +247,7 @@ mod tests {
         let manifest = include_str!("../../peers/Cargo.toml");
         assert!(manifest.contains(r#"rig-agent = { version = "=0.44.0""#));
         assert!(manifest.contains(r#"rmcp = { version = "=3.11.0""#));
-        for (_, key, label) in BENCHES {
+        for (_, key, label, _) in BENCHES {
             let text = format!("{key} {}", label.unwrap_or(""));
             assert!(
                 !text.contains("rig") || text.contains("rig-agent 0.44"),
@@ -251,10 +262,10 @@ mod tests {
 
     #[test]
     fn medians_are_recorded_under_their_keys_and_rendered_beside_ours() {
-        let medians: Vec<_> = [2e-6, 1e-6, 4e-7, 8e-6]
+        let medians: Vec<_> = [2e-6, 1e-6, 4e-7, 8e-6, 1.5e-6, 6e-7, 3e-7]
             .iter()
             .zip(BENCHES)
-            .map(|(&seconds, (path, _, _))| crate::divan::Median {
+            .map(|(&seconds, (path, _, _, _))| crate::divan::Median {
                 path: path.to_owned(),
                 seconds,
             })
@@ -263,9 +274,16 @@ mod tests {
         record(&medians, &mut rust).expect("all medians present");
         assert_eq!(rust[OURS].value, 2e-6);
         let rows = table_rows(&rust);
-        assert_eq!(rows.lines().count(), 3, "{rows}");
+        assert_eq!(rows.lines().count(), 5, "{rows}");
         let rig = rows.lines().next().expect("a rig row");
         assert!(rig.contains("| 2.00 µs | 1.00 µs | 0.5× |"), "{rig}");
+        // An awaited peer is set beside our awaited figure, not the `block_on` one.
+        let rmcp_awaited = rows.lines().last().expect("an awaited rmcp row");
+        assert!(rmcp_awaited.contains("awaited"), "{rmcp_awaited}");
+        assert!(
+            rmcp_awaited.contains("| 1.50 µs | 300 ns | 0.2× |"),
+            "{rmcp_awaited}"
+        );
     }
 
     #[test]

@@ -67,6 +67,7 @@ fn rows() -> Vec<Row> {
         row("W1 dialect: Anthropic", "divan|dialect/anthropic", None),
         row("W1 dialect: Gemini", "divan|dialect/gemini", None),
         row("W2 `execute_tools`, 1 call `add`, events on", "divan|execute/w2_execute_tools/add_1_call", Some("W2|execute_tools, 1 call add(x,y), transcript installed")),
+        row("W2 `execute_tools`, 1 call `add`, events on, awaited inside the runtime (as the Python script awaits inside its loop; no `block_on` per call)", "divan|execute/w2_execute_tools/add_1_call_awaited", None),
         row("W2 `execute_tools`, 1 call `search` (5 params), events on", "divan|execute/w2_execute_tools/search_1_call", Some("W2|execute_tools, 1 call search(5 mixed params), transcript")),
         row("W2 `execute_tools`, invalid args → parsing error", "divan|execute/w2_execute_tools/add_invalid_args", Some("W2|execute_tools, 1 call add, invalid args -> parsing error")),
         row("W2 part: validate `add`", "divan|execute/w2_parts/validate_add", Some("W2|part: validate_tool_input (jsonschema Draft7)")),

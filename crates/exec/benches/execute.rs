@@ -14,7 +14,9 @@
 //! on the same two texts, and the copy of the 1 MiB `String` the tool body makes.
 //!
 //! The executor runs on a current-thread Tokio runtime, entered once per iteration with
-//! `block_on`: one thread, like the Python event loop.
+//! `block_on`: one thread, like the Python event loop. `add_1_call_awaited` instead awaits
+//! the call inside the entered runtime, as the Python script awaits inside its running loop,
+//! so that the runtime's own entry is not counted.
 
 #[path = "../../tool-core/benches/fixture/mod.rs"]
 mod fixture;
@@ -112,6 +114,26 @@ mod w2_execute_tools {
         bencher
             .with_inputs(options_with_events)
             .bench_local_refs(|options| rt.block_on(execute_tools(&messages, &tools, options)));
+    }
+
+    /// The same call awaited inside the running runtime, as the Python script awaits it
+    /// inside its running event loop: without the entry into the runtime that `block_on`
+    /// costs per iteration above. The runtime is entered once, and each call's future is
+    /// polled as an `.await` in a running task polls it (it completes at its first poll).
+    #[divan::bench]
+    fn add_1_call_awaited(bencher: Bencher<'_, '_>) {
+        let rt = runtime();
+        let _entered = rt.enter();
+        let tools = [add_tool()];
+        let messages = conversation(
+            "Let me add those.",
+            vec![ToolCall::new("call_1", "add", json!({"x": 1, "y": 2}))],
+        );
+        let message = run_one(&rt, &messages, &tools);
+        assert_eq!(message.text(), "3");
+        bencher
+            .with_inputs(options_with_events)
+            .bench_local_refs(|options| poll_ready(execute_tools(&messages, &tools, options)));
     }
 
     /// `search` with all five parameters (Inspect: 662 µs).
