@@ -19,7 +19,9 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
+use actuator_model::ChatMessage;
 use actuator_peers::{VALID, behaviour, mcp, ours, rig, runtime};
+use actuator_tool_core::ToolDef;
 use divan::Bencher;
 
 fn main() {
@@ -33,20 +35,18 @@ fn main() {
     divan::main();
 }
 
+/// Our tools and the conversation whose last message calls `add(1, 2)`.
+fn ours_call() -> ([ToolDef; 1], Vec<ChatMessage>) {
+    let arguments = serde_json::from_str(VALID).expect("valid JSON");
+    (ours::tools(), ours::conversation(arguments))
+}
+
 /// Actuator: `execute_tools`, one `add` call, events on (the W2 row).
 #[divan::bench]
 fn actuator_execute_tools(bencher: Bencher<'_, '_>) {
     let rt = runtime().expect("a current-thread runtime");
-    let tools = ours::tools();
-    let messages = ours::conversation(serde_json::from_str(VALID).expect("valid JSON"));
-    let check = rt
-        .block_on(actuator_exec::execute_tools(
-            &messages,
-            &tools,
-            &ours::options_with_events(),
-        ))
-        .expect("execute_tools");
-    assert_eq!(check.messages[0].text(), "3");
+    let (tools, messages) = ours_call();
+    assert_eq!(rt.block_on(ours::outcome(VALID)).text, "3");
     bencher
         .with_inputs(ours::options_with_events)
         .bench_local_refs(|options| {
@@ -109,15 +109,8 @@ fn poll_ready<F: Future>(future: F) -> F::Output {
 fn actuator_execute_tools_awaited(bencher: Bencher<'_, '_>) {
     let rt = runtime().expect("a current-thread runtime");
     let _entered = rt.enter();
-    let tools = ours::tools();
-    let messages = ours::conversation(serde_json::from_str(VALID).expect("valid JSON"));
-    let check = poll_ready(actuator_exec::execute_tools(
-        &messages,
-        &tools,
-        &ours::options_with_events(),
-    ))
-    .expect("execute_tools");
-    assert_eq!(check.messages[0].text(), "3");
+    let (tools, messages) = ours_call();
+    assert_eq!(poll_ready(ours::outcome(VALID)).text, "3");
     bencher
         .with_inputs(ours::options_with_events)
         .bench_local_refs(|options| {

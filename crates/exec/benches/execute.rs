@@ -100,17 +100,22 @@ fn poll_ready<F: Future>(future: F) -> F::Output {
 mod w2_execute_tools {
     use super::*;
 
-    /// `add(x=1, y=2)` (Inspect: 492 µs).
-    #[divan::bench]
-    fn add_1_call(bencher: Bencher<'_, '_>) {
-        let rt = runtime();
+    /// The `add` call's tool and conversation, run once through `execute_tools` and checked.
+    fn checked_add_call(rt: &Runtime) -> ([ToolDef; 1], Vec<ChatMessage>) {
         let tools = [add_tool()];
         let messages = conversation(
             "Let me add those.",
             vec![ToolCall::new("call_1", "add", json!({"x": 1, "y": 2}))],
         );
-        let message = run_one(&rt, &messages, &tools);
-        assert_eq!(message.text(), "3");
+        assert_eq!(run_one(rt, &messages, &tools).text(), "3");
+        (tools, messages)
+    }
+
+    /// `add(x=1, y=2)` (Inspect: 492 µs).
+    #[divan::bench]
+    fn add_1_call(bencher: Bencher<'_, '_>) {
+        let rt = runtime();
+        let (tools, messages) = checked_add_call(&rt);
         bencher
             .with_inputs(options_with_events)
             .bench_local_refs(|options| rt.block_on(execute_tools(&messages, &tools, options)));
@@ -123,14 +128,8 @@ mod w2_execute_tools {
     #[divan::bench]
     fn add_1_call_awaited(bencher: Bencher<'_, '_>) {
         let rt = runtime();
+        let (tools, messages) = checked_add_call(&rt);
         let _entered = rt.enter();
-        let tools = [add_tool()];
-        let messages = conversation(
-            "Let me add those.",
-            vec![ToolCall::new("call_1", "add", json!({"x": 1, "y": 2}))],
-        );
-        let message = run_one(&rt, &messages, &tools);
-        assert_eq!(message.text(), "3");
         bencher
             .with_inputs(options_with_events)
             .bench_local_refs(|options| poll_ready(execute_tools(&messages, &tools, options)));
