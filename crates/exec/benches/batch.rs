@@ -114,16 +114,7 @@ fn main() {
             break;
         }
         let walls: Vec<f64> = (0..runs(30))
-            .map(|_| {
-                rt.block_on(async {
-                    let t0 = Instant::now();
-                    futures_util::future::join_all(
-                        (0..n).map(|_| tokio::time::sleep(Duration::from_millis(10))),
-                    )
-                    .await;
-                    t0.elapsed().as_secs_f64()
-                })
-            })
+            .map(|_| bare_join_all(&rt, n, false))
             .collect();
         emit(
             &format!("reference: join_all {n} x sleep(10ms), no Actuator"),
@@ -133,8 +124,9 @@ fn main() {
     }
 }
 
-/// 1000 sleeps joined without Actuator, in a task spawned on the runtime (as `run_once` runs
-/// `execute_tools`) or on the thread that enters it with `block_on`; returns the wall time.
+/// `n` 10 ms sleeps joined without Actuator, in a task spawned on the runtime (as `run_once`
+/// runs `execute_tools`) or on the thread that enters it with `block_on`; returns the wall
+/// time.
 fn bare_join_all(rt: &Runtime, n: usize, spawned: bool) -> f64 {
     let work = async move {
         let t0 = Instant::now();
