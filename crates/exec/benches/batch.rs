@@ -21,14 +21,22 @@
 //! Python scripts; `--quick` runs a fifth of the samples.
 //!
 //! `batch --timeline` instead times where the wall time of 1000 parallel 10 ms sleeps goes,
-//! with a `sleep10` that records when each sleep starts and ends: how long until the last call
-//! reaches its sleep (the calls' work before the tool runs, one after another), the sleeps
-//! themselves, and the time from the last sleep's end to the result (the work after).
+//! with a `sleep10` that records when and on which thread each sleep starts and ends: how long
+//! until the last call reaches its sleep (the calls' work before the tool runs), the sleeps
+//! themselves, and the time from the last sleep's end to the result (the work after); and in
+//! how many runs one worker started every sleep (the other never joined the stage), with the
+//! last start of those runs and of the others. `--current-thread` runs it on a current-thread
+//! runtime instead: the stage's polled path, on one thread.
+//!
+//! With the sleeps on Tokio's 1 ms timer ticks, a stage's wall less the bare `join_all`'s is
+//! mostly how long its last sleep starts after the first: the later sleeps land on the next
+//! tick as soon as the calls' work before the tool spans a tick boundary.
 
 #[path = "../../tool-core/benches/fixture/mod.rs"]
 mod fixture;
 
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use actuator_events::EventLog;
@@ -62,7 +70,19 @@ fn main() {
 
     let tenms = Duration::from_millis(10);
     if args.iter().any(|a| a == "--timeline") {
-        timeline(&rt, runs(30));
+        let current_thread = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a current-thread runtime");
+        let on_current_thread = args.iter().any(|a| a == "--current-thread");
+        timeline(
+            if on_current_thread {
+                &current_thread
+            } else {
+                &rt
+            },
+            runs(30),
+        );
         return;
     }
     for (n, r) in [(10, 200), (100, 100), (1000, 30)] {
@@ -315,16 +335,17 @@ fn emit(case: &str, samples: &[f64], unit: &str) {
     println!("RESULT {row}");
 }
 
-/// When each timed sleep started and ended.
-static SLEEPS: Mutex<Vec<(Instant, Instant)>> = Mutex::new(Vec::new());
+/// When each timed sleep started and ended, and on which thread it started.
+static SLEEPS: Mutex<Vec<(Instant, Instant, ThreadId)>> = Mutex::new(Vec::new());
 
-/// Sleep for 10 ms, recording when.
+/// Sleep for 10 ms, recording when and where.
 #[tool(name = "sleep10", parallel)]
 async fn timed_sleep10() -> String {
     let start = Instant::now();
+    let thread = std::thread::current().id();
     tokio::time::sleep(Duration::from_millis(10)).await;
     if let Ok(mut sleeps) = SLEEPS.lock() {
-        sleeps.push((start, Instant::now()));
+        sleeps.push((start, Instant::now(), thread));
     }
     "ok".to_owned()
 }
@@ -336,6 +357,8 @@ fn timeline(rt: &Runtime, runs: usize) {
     let messages = Arc::new(batch("sleep10", n));
     let tools: Arc<[ToolDef]> = Arc::from(vec![timed_sleep10_tool()]);
     let mut rows: [Vec<f64>; 5] = Default::default();
+    // The last start of the runs in which one thread started every sleep, and of the others.
+    let (mut alone, mut shared) = (Vec::new(), Vec::new());
     for i in 0..=runs {
         if let Ok(mut sleeps) = SLEEPS.lock() {
             sleeps.clear();
@@ -366,6 +389,8 @@ fn timeline(rt: &Runtime, runs: usize) {
         {
             row.push(v);
         }
+        let one_thread = sleeps.windows(2).all(|w| w[0].2 == w[1].2);
+        if one_thread { &mut alone } else { &mut shared }.push(last_start);
     }
     let names = [
         "first sleep starts",
@@ -376,5 +401,19 @@ fn timeline(rt: &Runtime, runs: usize) {
     ];
     for (name, row) in names.iter().zip(&rows) {
         emit(&format!("timeline sleep10 x{n}: {name}"), row, "ms");
+    }
+    println!(
+        "timeline sleep10 x{n}: one thread started every sleep in {} runs of {}",
+        alone.len(),
+        runs
+    );
+    for (name, row) in [("one thread", &alone), ("several threads", &shared)] {
+        if !row.is_empty() {
+            emit(
+                &format!("timeline sleep10 x{n}: last sleep starts, runs on {name}"),
+                row,
+                "ms",
+            );
+        }
     }
 }
