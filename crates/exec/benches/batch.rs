@@ -70,19 +70,15 @@ fn main() {
 
     let tenms = Duration::from_millis(10);
     if args.iter().any(|a| a == "--timeline") {
-        let current_thread = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a current-thread runtime");
-        let on_current_thread = args.iter().any(|a| a == "--current-thread");
-        timeline(
-            if on_current_thread {
-                &current_thread
-            } else {
-                &rt
-            },
-            runs(30),
-        );
+        if args.iter().any(|a| a == "--current-thread") {
+            let current_thread = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a current-thread runtime");
+            timeline(&current_thread, runs(30));
+        } else {
+            timeline(&rt, runs(30));
+        }
         return;
     }
     for (n, r) in [(10, 200), (100, 100), (1000, 30)] {
