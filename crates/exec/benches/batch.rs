@@ -29,8 +29,8 @@
 //! runtime instead: the stage's polled path, on one thread.
 //!
 //! With the sleeps on Tokio's 1 ms timer ticks, a stage's wall less the bare `join_all`'s is
-//! mostly how long its last sleep starts after the first: the later sleeps land on the next
-//! tick as soon as the calls' work before the tool spans a tick boundary.
+//! mostly how late into the stage its last sleep starts: the later sleeps land on the next
+//! tick as soon as the calls' work before their tools spans a tick boundary.
 
 #[path = "../../tool-core/benches/fixture/mod.rs"]
 mod fixture;
