@@ -137,6 +137,8 @@ impl ToolArguments {
     pub fn to_shared_value(&self) -> Result<Arc<Value>, ToolArgumentsError> {
         match &self.parsed {
             Some(parsed) => Ok(Arc::clone(parsed)),
+            // No arguments (most calls of a parameterless tool): nothing to parse.
+            None if self.json.as_ref() == "{}" => Ok(Arc::new(Value::Object(Map::new()))),
             None => Ok(Arc::new(serde_json::from_str(&self.json)?)),
         }
     }

@@ -134,3 +134,20 @@ fn calls_built_from_non_objects_have_no_arguments() {
     assert!(ToolCall::new("c", "f", json!([1])).arguments.is_empty());
     assert!(ToolCall::new("c", "f", Value::Null).arguments.is_empty());
 }
+
+#[test]
+fn empty_arguments_read_as_an_empty_object_however_they_were_made() {
+    let empty = Value::Object(serde_json::Map::new());
+    for args in [
+        ToolArguments::new(),
+        ToolArguments::from_json("{}").unwrap(),
+        ToolArguments::from(serde_json::Map::new()),
+        ToolCall::new("c", "f", json!({})).arguments,
+    ] {
+        assert_eq!(*args.to_shared_value().unwrap(), empty);
+        assert_eq!(args.to_value().unwrap(), empty);
+    }
+    // Text that is empty only once parsed still reads as such.
+    let spaced = ToolArguments::from_json("{ }").unwrap();
+    assert_eq!(*spaced.to_shared_value().unwrap(), empty);
+}
