@@ -32,7 +32,7 @@ impl Runner<'_> {
     /// Steps 1–4 of the pipeline: parse error, nesting, lookup and validation. They wait for
     /// nothing and emit nothing; the copy of the arguments they check is the call's only one.
     pub(crate) fn check(&self, call: &ToolCall) -> Checked<'_> {
-        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 1. The provider's arguments could not be parsed.
         if let Some(parse_error) = &call.parse_error {
             return Checked {
@@ -59,7 +59,7 @@ impl Runner<'_> {
 
     /// Steps 2–4 on the call's `arguments` (an object).
     fn check_arguments(&self, call: &ToolCall, arguments: &Value) -> Result<&ToolDef, Failed> {
-        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 2. Nesting, before anything walks the arguments recursively.
         check_nesting_depth(arguments).map_err(|e| fail(e, None))?;
         // 3. Lookup.
@@ -74,19 +74,18 @@ impl Runner<'_> {
         Ok(def)
     }
 
-    /// The rest of the per-call pipeline (§6.3), after [`Runner::check`], up to the tool's
-    /// result; `extensions` are the call's.
+    /// The rest of the per-call pipeline (§6.3) for a call that passed [`Runner::check`]
+    /// with tool `def`, up to the tool's result; `extensions` are the call's.
     pub(crate) async fn pipeline(
         &self,
         call: &ToolCall,
         names: &CallNames,
-        checked: Result<&ToolDef, Failed>,
+        def: &ToolDef,
         arguments: &Arc<Value>,
         extensions: &Extensions,
         attempt: &mut Attempt,
     ) -> Result<Landed, Failed> {
-        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::Tool(e, self.limit_for(def));
-        let def = checked?;
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 5. Approval. Its state lives in its own (boxed) future: most runs have no
         // approvers, and every call's future would otherwise carry it.
         let modified_call = if self.options.approval.is_empty() {
@@ -146,13 +145,13 @@ impl Runner<'_> {
             // Boxed: the timer would otherwise enlarge the future of every call, timed or not.
             Some(t) => match Box::pin(tokio::time::timeout(t, guarded)).await {
                 Ok(r) => r,
-                Err(_) => return Err(Failed::Tool(ToolError::timeout(), limit)),
+                Err(_) => return Err(Failed::tool(ToolError::timeout(), limit)),
             },
             None => guarded.await,
         };
         match result {
             Ok(Ok(landed)) => Ok(landed),
-            Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::Tool(e, limit)),
+            Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::tool(e, limit)),
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
             Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
                 Some(limit) => Err(Failed::Stop(Stop::Limit(Box::new(limit.clone())))),
@@ -175,7 +174,7 @@ impl Runner<'_> {
         arguments: &Map<String, Value>,
         attempt: &mut Attempt,
     ) -> Result<Option<Box<ToolCall>>, Failed> {
-        let fail = |e: ToolError| Failed::Tool(e, self.limit_for(Some(def)));
+        let fail = |e: ToolError| Failed::tool(e, self.limit_for(Some(def)));
         let view = match def.viewer() {
             None => default_view(call),
             Some(viewer) => {
@@ -255,14 +254,22 @@ fn object(value: &Value) -> &Map<String, Value> {
     value.as_object().unwrap_or(&EMPTY)
 }
 
+impl Failed {
+    /// A recoverable error with the call's output limit.
+    pub(crate) fn tool(error: ToolError, limit: usize) -> Self {
+        Failed::Tool(Box::new(error), limit)
+    }
+}
+
 pub(crate) enum Landed {
     Output { output: ToolOutput, limit: usize },
     Conversation(Box<crate::conversation::ConversationToolOutput>),
 }
 
 pub(crate) enum Failed {
-    /// A recoverable error the model is told about, with the call's output limit.
-    Tool(ToolError, usize),
+    /// A recoverable error the model is told about, with the call's output limit. Boxed:
+    /// failures are rare, and a call's future holds a `Failed` while its tool runs.
+    Tool(Box<ToolError>, usize),
     /// Cancelled by an operator: the model gets this error and empty content.
     Cancelled(ToolCallError),
     /// The run stops.

@@ -17,6 +17,7 @@ use actuator_tool_core::{
 use futures_util::future::Abortable;
 use serde_json::{Map, Value};
 use tracing::Instrument;
+use tracing::instrument::Instrumented;
 
 use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
 use crate::error::ExecError;
@@ -133,12 +134,11 @@ impl Runner<'_> {
         );
         if self.sink().is_some() {
             let now = unix_now();
-            let names = CallNames::of(call, None);
             let arguments = call
                 .arguments
                 .to_shared_value()
                 .unwrap_or_else(|_| Arc::new(Value::Object(Map::new())));
-            let mut event = self.pending_event(&names, &arguments, now);
+            let mut event = self.pending_event(CallNames::of(call, None), arguments, now);
             event.pending = None;
             event.error = Some(error);
             event.completed_at = Some(now);
@@ -159,106 +159,125 @@ impl Runner<'_> {
         }
     }
 
-    /// A pending event of `call`; `arguments` are the call's, shared with its other event.
-    /// Boxed from the start, as the sink takes it: the event is large, and is then moved as
-    /// a pointer.
+    /// A pending event of the call `names` name; `arguments` are the call's, shared with its
+    /// other event. Boxed from the start, as the sink takes it: the event is large, and is
+    /// then moved as a pointer. It takes the names and arguments it keeps, so that a call's
+    /// last event moves them in rather than paying an atomic count for each copy.
     fn pending_event(
         &self,
-        names: &CallNames,
-        arguments: &Arc<Value>,
+        names: CallNames,
+        arguments: Arc<Value>,
         started_at: f64,
     ) -> Box<ToolEvent> {
         let mut event = Box::new(ToolEvent::pending(
-            Arc::clone(&names.id),
-            Arc::clone(&names.function),
-            Arc::clone(arguments),
+            names.id,
+            names.function,
+            arguments,
             started_at,
         ));
         event.span_id.clone_from(&self.options.span_id);
         event
     }
 
-    pub(crate) async fn run_call(&self, call: &ToolCall) -> Result<CallDone, Stop> {
+    /// Runs one call in its own `tool_call` span.
+    ///
+    /// A plain function around the call's future, not an `async fn` around an instrumented
+    /// block: each layer of a future is built and then moved into the next, a copy of its
+    /// whole state (about 600 bytes) that every call paid once more per layer.
+    pub(crate) fn run_call<'s>(
+        &'s self,
+        call: &'s ToolCall,
+    ) -> Instrumented<impl Future<Output = Result<CallDone, Stop>> + Send + 's> {
         let span = tracing::info_span!("tool_call", tool = %call.function, call_id = %call.id);
-        async move {
-            // Without a sink no event is seen: skip building them, reading the clocks for
-            // them, and the per-call slot a tool that runs an agent fills in (which only such
-            // tools get: it costs a copy of the run's extensions).
-            let recording = self.options.events.is_some();
-            // One clock read at each end of a call: the wall-clock start is derived from the
-            // monotonic one, the end is the start plus the elapsed time.
-            let recorded = recording.then(|| {
-                let clock = Instant::now();
-                Recorded {
-                    started_at: unix_seconds_at(clock),
-                    clock,
-                    // Copied once, shared by the call's two events.
-                }
-            });
-            // The checks wait for nothing and emit nothing, so the pending event still comes
-            // before anything else of this call, and it shares the one copy of the arguments
-            // they made (as do the tool and the completed event).
-            let Checked { def, arguments } = self.check(call);
-            let found = def.as_ref().ok().copied();
-            let names = CallNames::of(call, found);
-            let mut extensions = None;
-            if let Some(r) = &recorded {
-                let pending = self.pending_event(&names, &arguments, r.started_at);
-                self.emit(pending);
-                let runs_agent =
-                    found.is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
-                if runs_agent {
-                    let mut own = self.options.extensions.clone();
-                    own.insert(ToolCallAgent::default());
-                    extensions = Some(own);
-                }
+        self.run_call_in_span(call).instrument(span)
+    }
+
+    async fn run_call_in_span(&self, call: &ToolCall) -> Result<CallDone, Stop> {
+        // Without a sink no event is seen: skip building them, reading the clocks for
+        // them, and the per-call slot a tool that runs an agent fills in (which only such
+        // tools get: it costs a copy of the run's extensions).
+        let recording = self.options.events.is_some();
+        // One clock read at each end of a call: the wall-clock start is derived from the
+        // monotonic one, the end is the start plus the elapsed time.
+        let recorded = recording.then(|| {
+            let clock = Instant::now();
+            Recorded {
+                started_at: unix_seconds_at(clock),
+                clock,
+                // Copied once, shared by the call's two events.
             }
-            let extensions = extensions.as_ref().unwrap_or(&self.options.extensions);
-            let mut attempt = Attempt {
-                approval: None,
-                approval_wait: Duration::ZERO,
-            };
-            let pipeline = self.pipeline(call, &names, def, &arguments, extensions, &mut attempt);
-            let outcome = match extensions.get::<ToolCallCanceller>() {
-                None => Some(pipeline.await),
-                Some(canceller) => {
-                    let (_registered, registration) = canceller.register(&call.id);
-                    Abortable::new(pipeline, registration).await.ok()
-                }
-            };
-            let finished = Finished {
-                times: recorded.map(|r| {
-                    let elapsed = r.clock.elapsed();
-                    Times {
-                        started_at: r.started_at,
-                        completed_at: r.started_at + elapsed.as_secs_f64(),
-                        working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
-                        arguments,
-                    }
-                }),
-                waiting: attempt.approval_wait,
-                approval: attempt.approval,
-                agent: extensions.get::<ToolCallAgent>(),
-                names,
-            };
-            match outcome {
-                Some(outcome) => self.finish(call, outcome, finished),
-                None => {
-                    self.info(format!(
-                        "Tool call '{}' was cancelled by operator.",
-                        call.function
-                    ));
-                    let error = ToolCallError {
-                        kind: CANCELLED_BY_OPERATOR_KIND,
-                        message: CANCELLED_BY_OPERATOR.to_owned(),
-                    };
-                    let outcome = Err(Failed::Cancelled(error));
-                    self.finish(call, outcome, finished)
-                }
+        });
+        // The checks wait for nothing and emit nothing, so the pending event still comes
+        // before anything else of this call, and it shares the one copy of the arguments
+        // they made (as do the tool and the completed event).
+        let Checked { def, arguments } = self.check(call);
+        let found = def.as_ref().ok().copied();
+        let names = CallNames::of(call, found);
+        let mut extensions = None;
+        if let Some(r) = &recorded {
+            let pending = self.pending_event(names.clone(), Arc::clone(&arguments), r.started_at);
+            self.emit(pending);
+            let runs_agent = found.is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
+            if runs_agent {
+                let mut own = self.options.extensions.clone();
+                own.insert(ToolCallAgent::default());
+                extensions = Some(own);
             }
         }
-        .instrument(span)
-        .await
+        let extensions = extensions.as_ref().unwrap_or(&self.options.extensions);
+        let mut attempt = Attempt {
+            approval: None,
+            approval_wait: Duration::ZERO,
+        };
+        // The pipeline is built where it is awaited, not first in a variable of its own:
+        // a move of its state saved. Under a canceller (rare) it is boxed, so that the
+        // abortable form adds nothing to every call's future.
+        let outcome = match def {
+            // A call that failed its checks runs nothing more.
+            Err(failed) => Some(Err(failed)),
+            Ok(def) => match extensions.get::<ToolCallCanceller>() {
+                None => Some(
+                    self.pipeline(call, &names, def, &arguments, extensions, &mut attempt)
+                        .await,
+                ),
+                Some(canceller) => {
+                    let (_registered, registration) = canceller.register(&call.id);
+                    let pipeline =
+                        self.pipeline(call, &names, def, &arguments, extensions, &mut attempt);
+                    Box::pin(Abortable::new(pipeline, registration)).await.ok()
+                }
+            },
+        };
+        let finished = Finished {
+            times: recorded.map(|r| {
+                let elapsed = r.clock.elapsed();
+                Times {
+                    started_at: r.started_at,
+                    completed_at: r.started_at + elapsed.as_secs_f64(),
+                    working_time: elapsed.saturating_sub(attempt.approval_wait).as_secs_f64(),
+                    arguments,
+                }
+            }),
+            waiting: attempt.approval_wait,
+            approval: attempt.approval,
+            agent: extensions.get::<ToolCallAgent>(),
+            names,
+        };
+        match outcome {
+            Some(outcome) => self.finish(call, outcome, finished),
+            None => {
+                self.info(format!(
+                    "Tool call '{}' was cancelled by operator.",
+                    call.function
+                ));
+                let error = ToolCallError {
+                    kind: CANCELLED_BY_OPERATOR_KIND,
+                    message: CANCELLED_BY_OPERATOR.to_owned(),
+                };
+                let outcome = Err(Failed::Cancelled(error));
+                self.finish(call, outcome, finished)
+            }
+        }
     }
 
     /// Turns a call's outcome into its tool message (or the stop) and its completed event.
@@ -268,8 +287,17 @@ impl Runner<'_> {
         outcome: Result<Landed, Failed>,
         finished: Finished<'_>,
     ) -> Result<CallDone, Stop> {
+        // The message copies the call's id (kept inline when short) and shares the tool's
+        // name; the completed event then takes the names and arguments over.
+        let message = ChatMessage::tool(
+            "",
+            finished.names.id.as_ref(),
+            Arc::clone(&finished.names.function),
+            None,
+        );
+        let names = finished.names;
         let mut event = finished.times.map(|times| {
-            let mut e = self.pending_event(&finished.names, &times.arguments, times.started_at);
+            let mut e = self.pending_event(names, times.arguments, times.started_at);
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);
@@ -288,13 +316,7 @@ impl Runner<'_> {
             e
         });
         let mut done = CallDone {
-            // The call's id (kept inline when short) and the tool's shared name.
-            message: ChatMessage::tool(
-                "",
-                finished.names.id.as_ref(),
-                Arc::clone(&finished.names.function),
-                None,
-            ),
+            message,
             extra: Vec::new(),
             output: None,
             waiting: finished.waiting,
@@ -320,7 +342,7 @@ impl Runner<'_> {
                     None => (MessageContent::default(), None),
                 };
                 tracing::debug!(kind = %err.kind(), message = err.message(), "tool error");
-                (content, Some(ToolCallError::from(&err)), truncated)
+                (content, Some(ToolCallError::from(&*err)), truncated)
             }
             Err(Failed::Cancelled(error)) => (MessageContent::default(), Some(error), None),
             Err(Failed::Stop(stop)) => {
@@ -396,6 +418,7 @@ struct Recorded {
 }
 
 /// A call's id and tool name, copied once and shared by its context and events.
+#[derive(Clone)]
 pub(crate) struct CallNames {
     pub(crate) id: Arc<str>,
     pub(crate) function: Arc<str>,
