@@ -14,7 +14,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use crate::approval::ApprovalPolicy;
 use crate::cancel::ToolCallCanceller;
 use crate::error::ExecError;
-use crate::runner::{CallDone, Runner};
+use crate::runner::{CallDone, Runner, ToolNames};
 
 /// The text a call gets when a parallel sibling fails fatally.
 pub const CANCELLED_BY_SIBLING: &str =
@@ -194,6 +194,7 @@ async fn run_tools(
         assistant,
         tools,
         options,
+        names: None,
     };
     // One call (most turns) is one stage of one call: run it without the stage bookkeeping.
     if let [call] = calls {
@@ -212,6 +213,11 @@ async fn run_tools(
     }
     // Boxed: the stage machinery's state would otherwise be part of every execute_tools
     // future, one-call turns included, and several calls already cost an allocation each.
+    let names = ToolNames::new(tools.len());
+    let runner = Runner {
+        names: Some(&names),
+        ..runner
+    };
     Box::pin(run_stages(&runner, calls)).await
 }
 

@@ -22,7 +22,7 @@ use tokio::task::JoinSet;
 use tracing::Instrument;
 
 use crate::execute::ExecuteOptions;
-use crate::runner::{CallDone, Runner, Stop};
+use crate::runner::{CallDone, Runner, Stop, ToolNames};
 
 /// The fewest calls of a parallel stage that are spread. Spreading costs a copy of the
 /// stage's calls and a few spawns and cross-thread wake-ups, which only pays when there are
@@ -70,6 +70,7 @@ impl Shared {
             assistant: &self.assistant,
             tools: &self.tools,
             options: &self.options,
+            names: None,
         }
     }
 
@@ -84,7 +85,12 @@ type Stopped = (usize, Stop);
 
 /// Runs the calls of one chunk (`range`, indices in the stage), at most `cap` at once.
 async fn run_chunk(shared: Arc<Shared>, range: Range<usize>, cap: usize) -> Result<(), Stopped> {
-    let runner = shared.runner();
+    // The chunk's own copies of the tools' names: chunks run on different workers.
+    let names = ToolNames::new(shared.tools.len());
+    let runner = Runner {
+        names: Some(&names),
+        ..shared.runner()
+    };
     let calls = &shared.calls;
     let start = |i: usize| {
         AssertUnwindSafe(runner.run_call(&calls[i]))

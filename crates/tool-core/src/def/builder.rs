@@ -211,7 +211,6 @@ impl ToolDefBuilder {
             OnceLock::new()
         };
         let spec = ToolSpec {
-            name: Arc::from(info.name.as_str()),
             info: Arc::new(info),
             validator,
             param_descriptions_required: self.param_descriptions_required,

@@ -167,12 +167,6 @@ impl ToolDef {
         &self.spec.info.name
     }
 
-    /// The name as a shared string, made once per tool: an executor gives it to every call's
-    /// events and [`ToolContext`] without copying it.
-    pub fn shared_name(&self) -> &Arc<str> {
-        &self.spec.name
-    }
-
     /// The description.
     pub fn description(&self) -> &str {
         &self.spec.info.description

@@ -16,8 +16,6 @@ use crate::view::ToolCallViewer;
 #[derive(Debug)]
 pub struct ToolSpec {
     pub(super) info: Arc<ToolInfo>,
-    /// The info's name, shared: every call's events and context hold it without a copy.
-    pub(super) name: Arc<str>,
     pub(super) validator: OnceLock<Result<ArgumentValidator, ToolDefError>>,
     /// Whether every parameter must be described (D6); off only for foreign tools.
     pub(super) param_descriptions_required: bool,
@@ -30,7 +28,6 @@ impl ToolSpec {
     /// A spec for `info`; its validator is compiled on first use.
     pub fn new(info: ToolInfo) -> Self {
         ToolSpec {
-            name: Arc::from(info.name.as_str()),
             info: Arc::new(info),
             validator: OnceLock::new(),
             param_descriptions_required: true,
