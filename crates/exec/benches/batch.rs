@@ -28,6 +28,12 @@
 //! last start of those runs and of the others. `--current-thread` runs it on a current-thread
 //! runtime instead: the stage's polled path, on one thread.
 //!
+//! `sleep10` also times the work of 1000 parallel calls before their tools run, without the
+//! timer's ticks or the runtime's scheduling in it: the first poll of a stage's future (every
+//! call's checks, pending event and first poll of its tool), on a current-thread runtime,
+//! per call; once on one thread, and once on each of two threads at the same time, each with
+//! its own runtime and the same tool, as concurrent samples of an evaluation run.
+//!
 //! With the sleeps on Tokio's 1 ms timer ticks, a stage's wall less the bare `join_all`'s is
 //! mostly how late into the stage its last sleep starts: the later sleeps land on the next
 //! tick as soon as the calls' work before their tools spans a tick boundary.
@@ -95,6 +101,7 @@ fn main() {
     }
     if wanted("sleep10") {
         interleaved(&rt, runs(30));
+        before_tools(runs(300));
     }
     for (n, r) in [(10, 20), (100, 3)] {
         if !wanted("sleep10_serial") {
@@ -229,6 +236,78 @@ fn interleaved(rt: &Runtime, runs: usize) {
         &handlers_over_spawned,
         "ms",
     );
+}
+
+/// The first poll of a 1000-call `sleep10` stage on a current-thread runtime (every call's
+/// work up to its tool's sleep), per call, on one thread and then on two threads at once,
+/// each with its own runtime; and the same for the bare `join_all` of the sleeps.
+fn before_tools(runs: usize) {
+    let n = 1000;
+    for threads in [1, 2] {
+        let per_thread: Vec<(Vec<f64>, Vec<f64>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| scope.spawn(move || first_polls(n, runs)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a first-poll thread"))
+                .collect()
+        });
+        let ours: Vec<f64> = per_thread.iter().flat_map(|t| t.0.clone()).collect();
+        let bare: Vec<f64> = per_thread.iter().flat_map(|t| t.1.clone()).collect();
+        let on = if threads == 1 {
+            "one thread".to_owned()
+        } else {
+            format!("each of {threads} threads at once")
+        };
+        emit(
+            &format!("sleep10 x{n}, before the tools: first poll per call, {on}"),
+            &ours,
+            "us",
+        );
+        emit(
+            &format!("reference: join_all {n} x sleep(10ms), first poll per sleep, {on}"),
+            &bare,
+            "us",
+        );
+    }
+}
+
+/// `runs` first polls of a fresh `execute_tools` of `n` parallel `sleep10` calls, and of a
+/// bare `join_all` of `n` sleeps, on a current-thread runtime of this thread: seconds per
+/// call. Each future is dropped after its first poll.
+fn first_polls(n: usize, runs: usize) -> (Vec<f64>, Vec<f64>) {
+    let messages = batch("sleep10", n);
+    let tools = [sleep10_tool()];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime");
+    rt.block_on(async {
+        let (mut ours, mut bare) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+        for _ in 0..runs {
+            let options = ExecuteOptions::default().events(EventLog::new());
+            let stage = execute_tools(&messages, &tools, &options);
+            ours.push(first_poll(stage).await / n as f64);
+            let sleeps = futures_util::future::join_all(
+                (0..n).map(|_| tokio::time::sleep(Duration::from_millis(10))),
+            );
+            bare.push(first_poll(sleeps).await / n as f64);
+        }
+        (ours, bare)
+    })
+}
+
+/// How long the first poll of `future` takes (seconds); it must not finish there.
+async fn first_poll<F: Future>(future: F) -> f64 {
+    let mut future = std::pin::pin!(future);
+    let t0 = Instant::now();
+    let pending =
+        std::future::poll_fn(|cx| std::task::Poll::Ready(future.as_mut().poll(cx).is_pending()))
+            .await;
+    let took = t0.elapsed().as_secs_f64();
+    assert!(pending, "the stage finished at its first poll");
+    took
 }
 
 /// `[user, assistant with N calls of `function`]`.
