@@ -126,17 +126,13 @@ impl Runner<'_> {
                         .map(|o| Landed::Conversation(Box::new(o)))
                 }
                 _ => {
-                    // The call's own names, unless an approver's modification changed them.
-                    let mut ctx = match &modified_call {
-                        None => {
-                            ToolContext::new(Arc::clone(&names.id), Arc::clone(&names.function))
-                        }
-                        Some(m) => ToolContext::new(m.id.as_str(), m.function.as_str()),
-                    };
-                    ctx.extensions = extensions.clone();
-                    def.call_args(ToolArgs::shared(arguments), ctx)
-                        .await
-                        .map(|output| Landed::Output { output, limit })
+                    // Made in the statement before the await, so that the context is not
+                    // part of the call's future while the tool runs.
+                    let running = def.call_args(
+                        ToolArgs::shared(arguments),
+                        context(names, modified_call.as_deref(), extensions),
+                    );
+                    running.await.map(|output| Landed::Output { output, limit })
                 }
             }
         };
@@ -154,10 +150,10 @@ impl Runner<'_> {
             Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::tool(e, limit)),
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
             Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
-                Some(limit) => Err(Failed::Stop(Stop::Limit(Box::new(limit.clone())))),
-                None => Err(Failed::Stop(Stop::Fatal(f))),
+                Some(limit) => Err(Failed::stop(Stop::Limit(Box::new(limit.clone())))),
+                None => Err(Failed::stop(Stop::Fatal(f))),
             },
-            Err(payload) => Err(Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
+            Err(payload) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
                 "tool '{}' panicked: {}",
                 call.function,
                 panic_message(payload.as_ref())
@@ -214,7 +210,7 @@ impl Runner<'_> {
             .catch_unwind()
             .await
             .map_err(|p| {
-                Failed::Stop(Stop::Fatal(FatalToolError::panic(format!(
+                Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
                     "an approver panicked: {}",
                     panic_message(p.as_ref())
                 ))))
@@ -235,7 +231,7 @@ impl Runner<'_> {
                 None => Err(fail(ToolError::approval(Some(
                     "The approver chose to modify this tool call but supplied no modified call, so the call was not run.",
                 )))),
-                Some(m) if m.function != call.function => Err(Failed::Stop(Stop::BadModify {
+                Some(m) if m.function != call.function => Err(Failed::stop(Stop::BadModify {
                     modified: m.function.into(),
                 })),
                 Some(m) => Ok(Some(Box::new(m))),
@@ -243,9 +239,20 @@ impl Runner<'_> {
             ApprovalDecision::Reject | ApprovalDecision::Escalate => {
                 Err(fail(ToolError::approval(approval.explanation.as_deref())))
             }
-            ApprovalDecision::Terminate => Err(Failed::Stop(Stop::Terminated)),
+            ApprovalDecision::Terminate => Err(Failed::stop(Stop::Terminated)),
         }
     }
+}
+
+/// A call's tool context: its own names, unless an approver's modification changed them, and
+/// its extensions.
+fn context(names: &CallNames, modified: Option<&ToolCall>, extensions: &Extensions) -> ToolContext {
+    let mut ctx = match modified {
+        None => ToolContext::new(Arc::clone(&names.id), Arc::clone(&names.function)),
+        Some(m) => ToolContext::new(m.id.as_str(), m.function.as_str()),
+    };
+    ctx.extensions = extensions.clone();
+    ctx
 }
 
 /// The map of a call's arguments (always an object; an empty map otherwise).
@@ -259,6 +266,11 @@ impl Failed {
     pub(crate) fn tool(error: ToolError, limit: usize) -> Self {
         Failed::Tool(Box::new(error), limit)
     }
+
+    /// The run stops, for `stop`.
+    pub(crate) fn stop(stop: Stop) -> Self {
+        Failed::Stop(Box::new(stop))
+    }
 }
 
 pub(crate) enum Landed {
@@ -267,11 +279,11 @@ pub(crate) enum Landed {
 }
 
 pub(crate) enum Failed {
-    /// A recoverable error the model is told about, with the call's output limit. Boxed:
-    /// failures are rare, and a call's future holds a `Failed` while its tool runs.
+    /// A recoverable error the model is told about, with the call's output limit. Each kind
+    /// is boxed: failures are rare, and a call's future holds a `Failed` while its tool runs.
     Tool(Box<ToolError>, usize),
     /// Cancelled by an operator: the model gets this error and empty content.
-    Cancelled(ToolCallError),
+    Cancelled(Box<ToolCallError>),
     /// The run stops.
-    Stop(Stop),
+    Stop(Box<Stop>),
 }

@@ -278,7 +278,7 @@ impl Runner<'_> {
                     kind: CANCELLED_BY_OPERATOR_KIND,
                     message: CANCELLED_BY_OPERATOR.to_owned(),
                 };
-                let outcome = Err(Failed::Cancelled(error));
+                let outcome = Err(Failed::Cancelled(Box::new(error)));
                 self.finish(call, outcome, finished)
             }
         }
@@ -348,8 +348,9 @@ impl Runner<'_> {
                 tracing::debug!(kind = %err.kind(), message = err.message(), "tool error");
                 (content, Some(ToolCallError::from(&*err)), truncated)
             }
-            Err(Failed::Cancelled(error)) => (MessageContent::default(), Some(error), None),
+            Err(Failed::Cancelled(error)) => (MessageContent::default(), Some(*error), None),
             Err(Failed::Stop(stop)) => {
+                let stop = *stop;
                 let fatal = match &stop {
                     Stop::Fatal(cause) => cause.to_string(),
                     Stop::Limit(limit) => limit.to_string(),
