@@ -163,8 +163,8 @@ impl Runner<'_> {
         }
     }
 
-    /// A pending event of the call `names` name; `arguments` are the call's, shared with its
-    /// other event. Boxed from the start, as the sink takes it: the event is large, and is
+    /// A pending event of the call `names` names; `arguments` are the call's, shared with
+    /// its other event. Boxed from the start, as the sink takes it: the event is large, and is
     /// then moved as a pointer. It takes the names and arguments it keeps, so that a call's
     /// last event moves them in rather than paying an atomic count for each copy.
     fn pending_event(
@@ -187,7 +187,7 @@ impl Runner<'_> {
     ///
     /// A plain function around the call's future, not an `async fn` around an instrumented
     /// block: each layer of a future is built and then moved into the next, a copy of its
-    /// whole state (about 600 bytes) that every call paid once more per layer.
+    /// whole state (several hundred bytes) that every call paid once more per layer.
     pub(crate) fn run_call<'s>(
         &'s self,
         call: &'s ToolCall,
