@@ -447,9 +447,14 @@ impl ToolNames {
 
     /// The shared copy of the name of `def`, one of `tools`.
     fn get(&self, tools: &[ToolDef], def: &ToolDef) -> Option<Arc<str>> {
-        let slot = self
-            .0
-            .get(tools.iter().position(|t| std::ptr::eq(t, def))?)?;
+        // `def` is an element of `tools` (the checks looked it up there): its index is its
+        // offset, without a second search (`<[T]>::element_offset` is newer than our MSRV).
+        let offset = std::ptr::from_ref(def)
+            .addr()
+            .checked_sub(tools.as_ptr().addr())?
+            / std::mem::size_of::<ToolDef>().max(1);
+        tools.get(offset).filter(|t| std::ptr::eq(*t, def))?;
+        let slot = self.0.get(offset)?;
         Some(Arc::clone(slot.get_or_init(|| Arc::from(def.name()))))
     }
 }

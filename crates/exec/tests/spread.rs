@@ -123,6 +123,46 @@ async fn a_large_stage_names_each_call_its_own_tool_and_span() {
     }
 }
 
+#[tokio::test]
+async fn a_small_stage_names_each_call_its_own_tool() {
+    // The polled path shares one copy of each tool's name among the stage's calls: each
+    // call's context, message and events still name the tool it called, whichever place
+    // the tool has in the list, and a call of an unknown tool keeps the name it asked for.
+    let echo = |_a, c: actuator_tool_core::ToolContext| async move {
+        Ok(ToolOutput::Text(c.function.to_string()))
+    };
+    let tools = [
+        tool("first", true, echo),
+        tool("second", true, echo),
+        tool("third", true, echo),
+    ];
+    let names = ["third", "first", "missing", "third", "second", "first"];
+    let calls: Vec<_> = names.iter().map(|&n| (n, json!({}))).collect();
+    let log = EventLog::new();
+    let options = ExecuteOptions::default().events(log.clone());
+    let out = execute_tools(&conversation(&calls), &tools, &options)
+        .await
+        .unwrap();
+    let texts: Vec<String> = out.messages.iter().map(|m| result(m).0).collect();
+    assert_eq!(
+        texts,
+        ["third", "first", "", "third", "second", "first"],
+        "each tool sees its own name (the unknown one runs nothing)"
+    );
+    let functions: Vec<Option<&str>> = out
+        .messages
+        .iter()
+        .map(|m| m.as_tool().and_then(|t| t.function.as_deref()))
+        .collect();
+    assert_eq!(functions, names.map(Some));
+    let events = log.tool_events();
+    assert_eq!(events.len(), names.len());
+    for e in &events {
+        let called = names[e.id.trim_start_matches("call_").parse::<usize>().unwrap()];
+        assert_eq!(&*e.function, called, "{e:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fatal_call_in_a_large_stage_cancels_its_siblings() {
     let t = tool("t", true, |mut a, _c| async move {
