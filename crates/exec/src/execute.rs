@@ -211,13 +211,14 @@ async fn run_tools(
             waiting: d.waiting,
         });
     }
-    // Boxed: the stage machinery's state would otherwise be part of every execute_tools
-    // future, one-call turns included, and several calls already cost an allocation each.
+    // The stage's calls share one copy of each tool's name (see `ToolNames`).
     let names = ToolNames::new(tools.len());
     let runner = Runner {
         names: Some(&names),
         ..runner
     };
+    // Boxed: the stage machinery's state would otherwise be part of every execute_tools
+    // future, one-call turns included, and several calls already cost an allocation each.
     Box::pin(run_stages(&runner, calls)).await
 }
 

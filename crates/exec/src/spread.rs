@@ -64,13 +64,14 @@ struct Shared {
 }
 
 impl Shared {
-    fn runner(&self) -> Runner<'_> {
+    /// A runner over the shared copies, naming its calls' tools from `names`.
+    fn runner<'a>(&'a self, names: &'a ToolNames) -> Runner<'a> {
         Runner {
             messages: &self.messages,
             assistant: &self.assistant,
             tools: &self.tools,
             options: &self.options,
-            names: None,
+            names: Some(names),
         }
     }
 
@@ -87,10 +88,7 @@ type Stopped = (usize, Stop);
 async fn run_chunk(shared: Arc<Shared>, range: Range<usize>, cap: usize) -> Result<(), Stopped> {
     // The chunk's own copies of the tools' names: chunks run on different workers.
     let names = ToolNames::new(shared.tools.len());
-    let runner = Runner {
-        names: Some(&names),
-        ..shared.runner()
-    };
+    let runner = shared.runner(&names);
     let calls = &shared.calls;
     let start = |i: usize| {
         AssertUnwindSafe(runner.run_call(&calls[i]))
