@@ -2,19 +2,21 @@
 //! pipeline, and return the tool messages in declared order.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actuator_events::EventSink;
 use actuator_model::{ChatMessage, ModelOutput, ToolCall};
 use actuator_tool_core::{Extensions, ToolDef, ToolDefError};
 use futures_util::FutureExt;
+use futures_util::future::try_join_all;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use crate::approval::ApprovalPolicy;
 use crate::cancel::ToolCallCanceller;
 use crate::error::ExecError;
-use crate::runner::{CallDone, Runner, ToolNames};
+use crate::runner::{CallDone, Runner, Stop, ToolNames};
 
 /// The text a call gets when a parallel sibling fails fatally.
 pub const CANCELLED_BY_SIBLING: &str =
@@ -222,6 +224,53 @@ async fn run_tools(
     Box::pin(run_stages(&runner, calls)).await
 }
 
+/// Runs the calls of `stage` all at once, putting each result in `done` as it finishes; ends
+/// at the first call that stops the run (its index and why), dropping the others.
+async fn run_joined(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+    stage: Range<usize>,
+    done: &mut [Option<CallDone>],
+) -> Result<(), (usize, Stop)> {
+    let start = stage.start;
+    let slots = Mutex::new(&mut done[stage.clone()]);
+    let slots = &slots;
+    try_join_all(stage.map(|i| async move {
+        let d = runner.run_call(&calls[i]).await.map_err(|stop| (i, stop))?;
+        // Never poisoned: nothing panics while it is held.
+        slots.lock().unwrap_or_else(PoisonError::into_inner)[i - start] = Some(d);
+        Ok(())
+    }))
+    .await
+    .map(drop)
+}
+
+/// Runs the calls of `stage`, at most `cap` at once, putting each result in `done`; ends at
+/// the first call that stops the run (its index and why), dropping the others.
+async fn run_unordered(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+    stage: Range<usize>,
+    cap: usize,
+    done: &mut [Option<CallDone>],
+) -> Result<(), (usize, Stop)> {
+    let start = |i: usize| runner.run_call(&calls[i]).map(move |r| (i, r));
+    let mut pending = FuturesUnordered::new();
+    let mut next = stage.start;
+    while next < stage.end && pending.len() < cap {
+        pending.push(start(next));
+        next += 1;
+    }
+    while let Some((i, outcome)) = pending.next().await {
+        done[i] = Some(outcome.map_err(|stop| (i, stop))?);
+        if next < stage.end {
+            pending.push(start(next));
+            next += 1;
+        }
+    }
+    Ok(())
+}
+
 /// Runs several calls, stage by stage (§6.2), and assembles their messages in declared order.
 async fn run_stages(
     runner: &Runner<'_>,
@@ -244,43 +293,21 @@ async fn run_stages(
             continue;
         }
         let cap = options.max_concurrency.unwrap_or(usize::MAX).max(1);
-        if let Some(workers) = crate::spread::spreads(stage.len()) {
-            let spread =
-                crate::spread::run_stage(runner, calls, stage.clone(), workers, cap, &mut done);
-            if let Err((i, stop)) = spread.await {
-                for j in stage.clone() {
-                    if j != i && done[j].is_none() {
-                        done[j] = Some(runner.cancelled(&calls[j]));
-                    }
-                }
-                return Err(runner.stopped(stop, &calls[i], done));
-            }
-            continue;
-        }
-        let start = |i: usize| runner.run_call(&calls[i]).map(move |r| (i, r));
-        let mut pending = FuturesUnordered::new();
-        let mut next = stage.start;
-        while next < stage.end && pending.len() < cap {
-            pending.push(start(next));
-            next += 1;
-        }
-        while let Some((i, outcome)) = pending.next().await {
-            match outcome {
-                Ok(d) => done[i] = Some(d),
-                Err(stop) => {
-                    drop(pending);
-                    for j in stage.clone() {
-                        if j != i && done[j].is_none() {
-                            done[j] = Some(runner.cancelled(&calls[j]));
-                        }
-                    }
-                    return Err(runner.stopped(stop, &calls[i], done));
+        let ran = if let Some(workers) = crate::spread::spreads(stage.len()) {
+            crate::spread::run_stage(runner, calls, stage.clone(), workers, cap, &mut done).await
+        } else if stage.len() <= crate::spread::JOINED_CALLS.min(cap) {
+            // A few calls, all at once: joined in one allocation (see `JOINED_CALLS`).
+            run_joined(runner, calls, stage.clone(), &mut done).await
+        } else {
+            run_unordered(runner, calls, stage.clone(), cap, &mut done).await
+        };
+        if let Err((i, stop)) = ran {
+            for j in stage.clone() {
+                if j != i && done[j].is_none() {
+                    done[j] = Some(runner.cancelled(&calls[j]));
                 }
             }
-            if next < stage.end {
-                pending.push(start(next));
-                next += 1;
-            }
+            return Err(runner.stopped(stop, &calls[i], done));
         }
     }
 

@@ -16,6 +16,7 @@ use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
 use actuator_tool_core::__private::panic_message;
 use actuator_tool_core::{FatalToolError, ToolDef, ToolKind};
 use futures_util::FutureExt;
+use futures_util::future::try_join_all;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::task::JoinSet;
@@ -84,44 +85,70 @@ impl Shared {
 /// Why a chunk stopped: the call's index in the stage, and the reason.
 type Stopped = (usize, Stop);
 
+/// The most calls a stage, or a chunk of a spread stage, runs joined when it runs them all at
+/// once: their futures are kept in one allocation and each is polled whenever the task wakes
+/// (the join of `futures_util`, up to its own small size). No allocation, copy and waker per
+/// call as in a `FuturesUnordered`, and the calls a timer tick wakes together are polled in
+/// one pass; past this size the polls of calls that were not woken would cost more.
+pub(crate) const JOINED_CALLS: usize = 30;
+
 /// Runs the calls of one chunk (`range`, indices in the stage), at most `cap` at once.
 async fn run_chunk(shared: Arc<Shared>, range: Range<usize>, cap: usize) -> Result<(), Stopped> {
     // The chunk's own copies of the tools' names: chunks run on different workers.
     let names = ToolNames::new(shared.tools.len());
     let runner = shared.runner(&names);
     let calls = &shared.calls;
-    let start = |i: usize| {
-        AssertUnwindSafe(runner.run_call(&calls[i]))
+    let shared = &*shared;
+    let start = |i: usize| async move {
+        let outcome = AssertUnwindSafe(runner.run_call(&calls[i]))
             .catch_unwind()
-            .map(move |r| (i, r))
+            .await;
+        land(shared, i, outcome)
     };
+    if range.len() <= JOINED_CALLS.min(cap) {
+        // Ends at the first call that stops the run, dropping (cancelling) the others.
+        return try_join_all(range.map(start)).await.map(drop);
+    }
     let mut pending = FuturesUnordered::new();
     let mut next = range.start;
     while next < range.end && pending.len() < cap {
         pending.push(start(next));
         next += 1;
     }
-    while let Some((i, outcome)) = pending.next().await {
-        match outcome {
-            Ok(Ok(d)) => shared.slots()[i] = Some(d),
-            Ok(Err(stop)) => return Err((i, stop)),
-            Err(payload) => {
-                return Err((
-                    i,
-                    Stop::Fatal(FatalToolError::panic(format!(
-                        "tool call '{}' panicked: {}",
-                        calls[i].function,
-                        panic_message(payload.as_ref())
-                    ))),
-                ));
-            }
-        }
+    while let Some(landed) = pending.next().await {
+        landed?;
         if next < range.end {
             pending.push(start(next));
             next += 1;
         }
     }
     Ok(())
+}
+
+/// Puts a finished call's result in its slot (as it finishes, so that a sibling's stop loses
+/// none), or returns why the call stopped the run.
+fn land(
+    shared: &Shared,
+    i: usize,
+    outcome: std::thread::Result<Result<CallDone, Stop>>,
+) -> Result<(), Stopped> {
+    match outcome {
+        Ok(Ok(d)) => {
+            shared.slots()[i] = Some(d);
+            Ok(())
+        }
+        Ok(Err(stop)) => Err((i, stop)),
+        Err(payload) => Err((i, panicked(&shared.calls[i], payload.as_ref()))),
+    }
+}
+
+/// The stop of a call whose task panicked outside its tool.
+fn panicked(call: &ToolCall, payload: &(dyn std::any::Any + Send)) -> Stop {
+    Stop::Fatal(FatalToolError::panic(format!(
+        "tool call '{}' panicked: {}",
+        call.function,
+        panic_message(payload)
+    )))
 }
 
 /// Runs the calls of `stage` in chunks spread over `workers` workers, at most `cap` calls at
@@ -166,10 +193,15 @@ pub(crate) async fn run_stage(
         slots: Mutex::new((0..n).map(|_| None).collect()),
     });
     // At most `cap` calls in flight in all: each chunk runs at most cap / chunks at once.
-    let chunks = (workers * CHUNKS_PER_WORKER)
-        .min(n / MIN_CHUNK)
-        .min(cap)
-        .max(1);
+    let chunks = if cap >= n {
+        // Uncapped: chunks small enough to be joined, at least a few per worker.
+        (workers * CHUNKS_PER_WORKER)
+            .min(n / MIN_CHUNK)
+            .max(n.div_ceil(JOINED_CALLS))
+    } else {
+        (workers * CHUNKS_PER_WORKER).min(n / MIN_CHUNK).min(cap)
+    }
+    .max(1);
     let per_chunk_cap = (cap / chunks).max(1);
     // Spawned tasks do not inherit the current span: each call's span keeps the caller's
     // span as its parent, as on the polled path.
