@@ -175,6 +175,59 @@ async fn a_fatal_error_cancels_siblings_and_skips_later_stages() {
     );
 }
 
+/// The stages that do not run all their calls joined (capped by `max_concurrency`, or over the
+/// joined size) stop the same way: finished siblings keep their results, the others are
+/// cancelled.
+#[tokio::test(start_paused = true)]
+async fn a_fatal_error_cancels_siblings_of_capped_and_large_stages() {
+    let tools = [
+        common::sleeper("slow", true),
+        tool("quick", true, |_a, _c| async {
+            Ok(ToolOutput::Text("quick".into()))
+        }),
+        tool("fatal", true, |_a, _c| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Err::<ToolOutput, _>(FatalToolError::msg("disk full").into())
+        }),
+    ];
+    let capped: Vec<(&str, serde_json::Value)> = vec![
+        ("quick", json!({})),
+        ("fatal", json!({})),
+        ("slow", json!({"n": 1000})),
+    ];
+    let mut large: Vec<(&str, serde_json::Value)> = (0..40).map(|_| ("quick", json!({}))).collect();
+    large.push(("slow", json!({"n": 1000})));
+    large.push(("fatal", json!({})));
+    for (calls, options) in [
+        (capped, ExecuteOptions::default().max_concurrency(2)),
+        (large, ExecuteOptions::default()),
+    ] {
+        let msgs = conversation(&calls);
+        let err = execute_tools(&msgs, &tools, &options).await.unwrap_err();
+        let ExecError::Fatal {
+            function, messages, ..
+        } = err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(function, "fatal");
+        let siblings: Vec<&str> = calls
+            .iter()
+            .map(|(f, _)| *f)
+            .filter(|f| *f != "fatal")
+            .collect();
+        assert_eq!(messages.len(), siblings.len());
+        for (m, f) in messages.iter().zip(siblings) {
+            let (text, _, error) = result(m);
+            if f == "quick" {
+                assert_eq!((text.as_str(), error), ("quick", None));
+            } else {
+                assert_eq!(error.as_deref(), Some(CANCELLED_BY_SIBLING));
+            }
+        }
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_panic_cancels_siblings_too() {
     let tools = [
