@@ -169,6 +169,14 @@ impl Options {
             .is_none_or(|only| only.iter().any(|s| s == step))
     }
 
+    /// Whether `step` was asked for by name (`--only …,step,…`): then a missing component
+    /// it needs is an error, not a skipped step.
+    pub(crate) fn asked(&self, step: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_some_and(|only| only.iter().any(|s| s == step))
+    }
+
     fn build_cost(&self) -> bool {
         self.build_cost.unwrap_or(!self.quick) && self.runs("build")
     }
@@ -206,6 +214,34 @@ pub fn capture(cmd: &mut Command) -> Result<String, String> {
         return Err(format!("{cmd:?} failed: {}", out.status));
     }
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+/// The exit status of a bench binary that cannot run because a component it needs is missing
+/// (the sandbox bench without bubblewrap), as the binary documents.
+const MISSING_COMPONENT: i32 = 3;
+
+/// Runs a bench binary as [`capture`] does, but `None` when it exits with
+/// [`MISSING_COMPONENT`] and the step is not `required`: the step is then skipped, so that
+/// a machine without the test set-up still gets the rest of the table.
+fn capture_unless_missing(
+    cmd: &mut Command,
+    step: &str,
+    required: bool,
+) -> Result<Option<String>, String> {
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    match out.status.code() {
+        Some(MISSING_COMPONENT) if !required => Ok(None),
+        Some(MISSING_COMPONENT) => Err(format!(
+            "{step}: a component it needs is missing (see above); run scripts/setup-test-env"
+        )),
+        _ if !out.status.success() => Err(format!("{cmd:?} failed: {}", out.status)),
+        _ => String::from_utf8(out.stdout)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// The entry point of `cargo xtask bench`.
@@ -275,14 +311,15 @@ pub fn main(args: &[String]) -> Result<(), String> {
         if options.quick {
             cmd.arg("--quick");
         }
-        results(&capture(&mut cmd)?, &mut rust);
+        let required = options.asked("w7") || std::env::var_os("CI").is_some();
+        match capture_unless_missing(&mut cmd, "W7", required)? {
+            Some(out) => results(&out, &mut rust),
+            None => eprintln!("   W7 skipped: bubblewrap is missing (run scripts/setup-test-env)"),
+        }
     }
     if options.runs("w8") {
         step("W8: MCP tools/call over stdio, Actuator's server and client beside the Python SDK's");
-        let asked = options
-            .only
-            .as_ref()
-            .is_some_and(|o| o.iter().any(|s| s == "w8"));
+        let asked = options.asked("w8");
         crate::w8::run(&bin("w8")?, &root, options.quick, asked, &mut rust)?;
     }
     if options.runs("w9") {
