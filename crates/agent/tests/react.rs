@@ -716,8 +716,11 @@ async fn events_are_emitted_for_generations_tools_and_the_agent_span() {
                 assert_eq!(m.tools.len(), 2);
                 "model"
             }
-            Event::Tool(t) if t.is_pending() => "tool started",
-            Event::Tool(_) => "tool",
+            Event::ToolPending(_) => "tool started",
+            Event::Tool(t) => {
+                assert!(!t.is_pending(), "a call's completed event is not pending");
+                "tool"
+            }
             _ => "other",
         })
         .collect();

@@ -9,7 +9,7 @@ use actuator_model::{GenerateConfig, ModelOutput};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
-use crate::tool_event::ToolEvent;
+use crate::tool_event::{PendingToolEvent, ToolEvent};
 
 /// What an approver decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -172,11 +172,14 @@ pub struct LimitEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
-// Tool events are boxed although they are the most frequent: every call emits two, and
+// Completed tool events are boxed although they are frequent: every call emits one, and
 // moving a box into the sink (and growing the sink's vector of small events) measured faster
-// than moving the large event itself, its allocation included.
+// than moving the large event itself, its allocation included. A call's pending event is small
+// and inline: it is emitted before the tool runs, and its box and copy delayed every tool.
 pub enum Event {
-    /// A tool call.
+    /// A tool call started (its completed [`Event::Tool`] follows).
+    ToolPending(PendingToolEvent),
+    /// A tool call ended: its result.
     Tool(Box<ToolEvent>),
     /// A model generation.
     Model(Box<ModelEvent>),
@@ -227,8 +230,8 @@ impl EventLog {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
 
-    /// The completed tool events so far, one per call (the pending event each call emits when
-    /// it starts is in [`EventLog::events`]).
+    /// The completed tool events so far, one per call (the [`Event::ToolPending`] each call
+    /// emits when it starts is in [`EventLog::events`]).
     pub fn tool_events(&self) -> Vec<ToolEvent> {
         self.events()
             .into_iter()

@@ -3,7 +3,7 @@
 //! The vocabulary of a run that every layer shares, below the executor and the agents, so
 //! that later layers (evaluations, logs) can add their own events without editing either:
 //!
-//! - [`Event`] and its kinds ([`ToolEvent`], pending when a call starts and completed when it
+//! - [`Event`] and its kinds ([`PendingToolEvent`] when a call starts and [`ToolEvent`] when it
 //!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`] and
 //!   [`ModelRetryEvent`], [`SpanBeginEvent`], [`SpanEndEvent`], [`InfoEvent`],
 //!   [`CompactionEvent`], [`LimitEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
@@ -24,7 +24,7 @@ mod clock;
 pub use clock::{unix_now, unix_seconds_at};
 
 mod tool_event;
-pub use tool_event::{ApprovalEvent, RunsAgent, ToolCallAgent, ToolEvent};
+pub use tool_event::{ApprovalEvent, PendingToolEvent, RunsAgent, ToolCallAgent, ToolEvent};
 
 mod messages;
 pub use messages::SharedMessages;

@@ -39,12 +39,78 @@ impl ApprovalEvent {
     }
 }
 
+/// A tool call that has just started: the call, before its result.
+///
+/// The executor emits one as [`Event::ToolPending`](crate::Event::ToolPending) when a call
+/// starts; the call's [`ToolEvent`], with the same `id`, follows when it ends and supersedes
+/// it, as the reference updates its one event in place. It is small and kept inline in the
+/// [`Event`](crate::Event), not boxed as the completed event is: every call emits one, before
+/// its tool runs, so what it costs delays every tool. [`PendingToolEvent::to_tool_event`]
+/// gives it in the reference's shape, a `ToolEvent` with `pending: Some(true)`.
+///
+/// ```
+/// use actuator_events::PendingToolEvent;
+/// let started = PendingToolEvent::new("call_1", "add", serde_json::json!({"x": 1}), 1.8e9);
+/// let event = started.to_tool_event();
+/// assert!(event.is_pending());
+/// assert_eq!(&*event.id, "call_1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingToolEvent {
+    /// The call id, shared with the call's completed event.
+    pub id: Arc<str>,
+    /// The tool called, shared as the id is.
+    pub function: Arc<str>,
+    /// The arguments the call started with (a JSON object), shared with the tool and the
+    /// completed event; an approver's modification is on the completed event only.
+    pub arguments: Arc<Value>,
+    /// When the call started (Unix seconds).
+    pub started_at: f64,
+    /// The span the call runs in, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<Arc<str>>,
+}
+
+impl PendingToolEvent {
+    /// The start of call `id` of tool `function`.
+    pub fn new(
+        id: impl Into<Arc<str>>,
+        function: impl Into<Arc<str>>,
+        arguments: impl Into<Arc<Value>>,
+        started_at: f64,
+    ) -> Self {
+        PendingToolEvent {
+            id: id.into(),
+            function: function.into(),
+            arguments: arguments.into(),
+            started_at,
+            span_id: None,
+        }
+    }
+
+    /// The same start as a pending [`ToolEvent`] (`pending: Some(true)`, no result), the
+    /// shape the reference records until the call completes.
+    pub fn to_tool_event(&self) -> ToolEvent {
+        let mut event = ToolEvent::pending(
+            Arc::clone(&self.id),
+            Arc::clone(&self.function),
+            Arc::clone(&self.arguments),
+            self.started_at,
+        );
+        event.span_id.clone_from(&self.span_id);
+        event
+    }
+}
+
 /// One tool call, from request to result.
 ///
-/// Each call produces two events with the same `id`: a **pending** one when it starts
-/// (`pending: Some(true)`, no result, no completion time), and the completed one when it ends,
-/// which replaces it (as the reference updates its event in place). Consumers that only want
-/// results skip pending events ([`ToolEvent::is_pending`]).
+/// The executor emits a call's `ToolEvent` when the call ends, after the
+/// [`PendingToolEvent`] it emitted when the call started (the same `id`), which the completed
+/// event supersedes. A `ToolEvent` can also be pending itself (`pending: Some(true)`, no
+/// result, no completion time: [`ToolEvent::pending`], [`PendingToolEvent::to_tool_event`]),
+/// the reference's shape for a call still running; consumers that only want results skip
+/// those ([`ToolEvent::is_pending`]).
 ///
 /// `#[non_exhaustive]`: build one with [`ToolEvent::pending`] and set the fields.
 ///
@@ -57,7 +123,7 @@ impl ApprovalEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ToolEvent {
-    /// The call id (shared by the call's pending and completed events).
+    /// The call id (shared with the call's pending event).
     pub id: Arc<str>,
     /// The tool called (shared as the id is).
     pub function: Arc<str>,

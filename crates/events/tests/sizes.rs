@@ -22,3 +22,22 @@ fn a_tool_event_keeps_its_rare_approval_out_of_line() {
         size_of::<ToolEvent>()
     );
 }
+
+#[test]
+fn a_pending_tool_event_is_inline_and_no_larger_than_the_other_events() {
+    use actuator_events::{Event, PendingToolEvent};
+    // Every call emits one before its tool runs: it lives in the event itself, with no block
+    // of its own, and does not make every event of the log larger.
+    let event = Event::ToolPending(PendingToolEvent::new("call_1", "add", json!({}), 0.0));
+    assert!(matches!(event, Event::ToolPending(_)));
+    assert!(
+        size_of::<Event>() <= 96,
+        "an event takes {} bytes",
+        size_of::<Event>()
+    );
+    assert!(
+        size_of::<PendingToolEvent>() <= 64,
+        "{} bytes",
+        size_of::<PendingToolEvent>()
+    );
+}

@@ -5,8 +5,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use actuator_events::{
-    ApprovalEvent, Event, EventSink, InfoEvent, LimitExceeded, RunsAgent, ToolCallAgent, ToolEvent,
-    unix_now, unix_seconds_at,
+    ApprovalEvent, Event, EventSink, InfoEvent, LimitExceeded, PendingToolEvent, RunsAgent,
+    ToolCallAgent, ToolEvent, unix_now, unix_seconds_at,
 };
 use actuator_model::{
     ChatMessage, ChatMessageAssistant, MessageContent, ModelOutput, ToolCall, ToolCallError,
@@ -142,7 +142,7 @@ impl Runner<'_> {
                 .arguments
                 .to_shared_value()
                 .unwrap_or_else(|_| Arc::new(Value::Object(Map::new())));
-            let mut event = self.pending_event(CallNames::of(call), arguments, now);
+            let mut event = self.tool_event(CallNames::of(call), arguments, now);
             event.pending = None;
             event.error = Some(error);
             event.completed_at = Some(now);
@@ -163,11 +163,12 @@ impl Runner<'_> {
         }
     }
 
-    /// A pending event of the call `names` names; `arguments` are the call's, shared with
-    /// its other event. Boxed from the start, as the sink takes it: the event is large, and is
-    /// then moved as a pointer. It takes the names and arguments it keeps, so that a call's
-    /// last event moves them in rather than paying an atomic count for each copy.
-    fn pending_event(
+    /// The event of the call `names` names, still without its result; `arguments` are the
+    /// call's, shared with its pending event. Boxed from the start, as the sink takes it: the
+    /// event is large, and is then moved as a pointer. It takes the names and arguments it
+    /// keeps, so that a call's event moves them in rather than paying an atomic count for each
+    /// copy.
+    fn tool_event(
         &self,
         names: CallNames,
         arguments: Arc<Value>,
@@ -219,8 +220,16 @@ impl Runner<'_> {
         let names = self.call_names(call, found);
         let mut extensions = None;
         if let Some(r) = &recorded {
-            let pending = self.pending_event(names.clone(), Arc::clone(&arguments), r.started_at);
-            self.emit(pending);
+            if let Some(sink) = self.sink() {
+                let mut pending = PendingToolEvent::new(
+                    Arc::clone(&names.id),
+                    Arc::clone(&names.function),
+                    Arc::clone(&arguments),
+                    r.started_at,
+                );
+                pending.span_id.clone_from(&self.options.span_id);
+                sink.emit(Event::ToolPending(pending));
+            }
             let runs_agent = found.is_some_and(|def| def.extensions().get::<RunsAgent>().is_some());
             if runs_agent {
                 let mut own = self.options.extensions.clone();
@@ -301,7 +310,7 @@ impl Runner<'_> {
         );
         let names = finished.names;
         let mut event = finished.times.map(|times| {
-            let mut e = self.pending_event(names, times.arguments, times.started_at);
+            let mut e = self.tool_event(names, times.arguments, times.started_at);
             e.pending = None;
             e.completed_at = Some(times.completed_at);
             e.working_time = Some(times.working_time);

@@ -1,5 +1,5 @@
-//! What a call's events carry (§4 of the fidelity issue): a pending event when it starts and the
-//! completed one when it ends, the tool message's id, `failed` for hard failures and the
+//! What a call's events carry (§4 of the fidelity issue): a pending event when it starts (small,
+//! inline in its `Event`) and the completed one when it ends, the tool message's id, `failed` for hard failures and the
 //! siblings they cancel, the span, the agent a call ran, and the approver's name.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_events::{Event, EventLog, RunsAgent, ToolCallAgent, ToolEvent};
+use actuator_events::{Event, EventLog, PendingToolEvent, RunsAgent, ToolCallAgent, ToolEvent};
 use actuator_exec::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ApproverRegistry,
     CANCELLED_BY_SIBLING, ExecuteOptions, auto_approver, execute_tools,
@@ -18,14 +18,17 @@ use actuator_tool_core::{ToolError, ToolOutput};
 use common::{conversation, sleeper, tool};
 use serde_json::json;
 
-fn tool_events(log: &EventLog) -> Vec<ToolEvent> {
-    log.events()
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Tool(t) => Some(*t),
-            _ => None,
-        })
-        .collect()
+/// The log's events: each call's pending event and completed one, in order.
+fn call_events(log: &EventLog) -> (Vec<PendingToolEvent>, Vec<ToolEvent>) {
+    let (mut pending, mut done) = (Vec::new(), Vec::new());
+    for e in log.events() {
+        match e {
+            Event::ToolPending(p) => pending.push(p),
+            Event::Tool(t) => done.push(*t),
+            _ => {}
+        }
+    }
+    (pending, done)
 }
 
 #[tokio::test]
@@ -35,12 +38,13 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
     let probe = tool("probe", false, move |_a, ctx| {
         let seen = seen.clone();
         async move {
-            // The pending event is already out when the tool body runs.
-            let pending = tool_events(&seen);
-            assert_eq!(pending.len(), 1, "{pending:?}");
-            assert!(pending[0].is_pending());
+            // The pending event is already out when the tool body runs, and is all there is.
+            let events = seen.events();
+            let [Event::ToolPending(pending)] = &events[..] else {
+                panic!("{events:?}")
+            };
             assert!(
-                std::sync::Arc::ptr_eq(&pending[0].id, &ctx.call_id),
+                std::sync::Arc::ptr_eq(&pending.id, &ctx.call_id),
                 "the context shares the event's id"
             );
             Ok(ToolOutput::Text("done".into()))
@@ -54,17 +58,17 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
     .events(log.clone());
     let out = execute_tools(&msgs, &[probe], &options).await.unwrap();
 
-    let events = tool_events(&log);
-    assert_eq!(events.len(), 2);
-    let (pending, done) = (&events[0], &events[1]);
-    assert_eq!(pending.pending, Some(true));
-    assert_eq!(pending.completed_at, None);
-    assert_eq!(pending.working_time, None);
-    assert_eq!(pending.message_id, None);
+    let events = log.events();
+    assert!(
+        matches!(events[..], [Event::ToolPending(_), Event::Tool(_)]),
+        "{events:?}"
+    );
+    let (pending, done) = call_events(&log);
+    let (pending, done) = (&pending[0], &done[0]);
     assert_eq!(pending.arguments["s"], "x");
     assert_eq!(pending.span_id.as_deref(), Some("span_7"));
 
-    assert_eq!(done.id, pending.id);
+    assert!(std::sync::Arc::ptr_eq(&done.id, &pending.id));
     assert_eq!(done.pending, None);
     assert_eq!(done.result.text(), "done");
     assert_eq!(done.started_at, pending.started_at);
@@ -76,10 +80,24 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
     // `tool_events` keeps the completed events only.
     assert_eq!(log.tool_events(), vec![done.clone()]);
 
-    // Serialized as the reference names the fields; pending ones round-trip too.
-    let json = serde_json::to_value(Event::Tool(Box::new(pending.clone()))).unwrap();
-    assert_eq!(json["pending"], true);
+    // The pending event in the reference's shape: a tool event still pending.
+    let as_reference = pending.to_tool_event();
+    assert_eq!(as_reference.pending, Some(true));
+    assert_eq!(as_reference.completed_at, None);
+    assert_eq!(as_reference.working_time, None);
+    assert_eq!(as_reference.message_id, None);
+    assert_eq!(as_reference.span_id.as_deref(), Some("span_7"));
+    assert_eq!(as_reference.started_at, pending.started_at);
+
+    // Serialized as the reference names the fields; both kinds round-trip.
+    let json = serde_json::to_value(Event::ToolPending(pending.clone())).unwrap();
+    assert_eq!(json["event"], "tool_pending");
+    assert_eq!(json["id"], &*pending.id);
     assert!(json.get("completed_at").is_none());
+    let back: Event = serde_json::from_value(json).unwrap();
+    assert_eq!(back, Event::ToolPending(pending.clone()));
+    let json = serde_json::to_value(Event::Tool(Box::new(as_reference))).unwrap();
+    assert_eq!(json["pending"], true);
     let json = serde_json::to_value(Event::Tool(Box::new(done.clone()))).unwrap();
     assert_eq!(json["message_id"], out.messages[0].id());
     assert!(json.get("pending").is_none() && json.get("failed").is_none());

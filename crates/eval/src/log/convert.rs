@@ -41,10 +41,10 @@ impl StampedLog {
 impl EventSink for StampedLog {
     fn emit(&self, event: Event) {
         // Pending tool events are superseded by their completed ones: the log keeps the latter.
-        if let Event::Tool(t) = &event
-            && t.is_pending()
-        {
-            return;
+        match &event {
+            Event::ToolPending(_) => return,
+            Event::Tool(t) if t.is_pending() => return,
+            _ => {}
         }
         let now = unix_now();
         self.events
@@ -160,6 +160,8 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
 pub(crate) fn event_json(at: f64, event: &Event, sample_start: f64) -> Vec<Value> {
     match event {
         Event::Tool(t) => tool_event(t, sample_start),
+        // The log drops these (see `StampedLog`); given one, it is the reference's pending event.
+        Event::ToolPending(p) => tool_event(&p.to_tool_event(), sample_start),
         Event::Model(m) => {
             let mut e = base("model", m.started_at, sample_start);
             e.insert("model".into(), m.model.clone().into());
@@ -260,6 +262,29 @@ mod tests {
     use actuator_events::{ModelEvent, ModelRetryEvent, SharedMessages};
     use actuator_model::{GenerateConfig, ModelOutput};
     use actuator_tool_core::ToolChoice;
+
+    #[test]
+    fn the_stamped_log_keeps_a_calls_completed_event_and_drops_its_pending_ones() {
+        use actuator_events::{PendingToolEvent, ToolEvent};
+        let log = StampedLog::new();
+        let pending = PendingToolEvent::new("call_1", "add", serde_json::json!({"x": 1}), 1.0);
+        log.emit(Event::ToolPending(pending.clone()));
+        log.emit(Event::Tool(Box::new(pending.to_tool_event())));
+        let mut done = ToolEvent::pending("call_1", "add", serde_json::json!({"x": 1}), 1.0);
+        done.pending = None;
+        done.completed_at = Some(2.0);
+        log.emit(Event::Tool(Box::new(done.clone())));
+        let kept: Vec<Event> = log.take().into_iter().map(|(_, e)| e).collect();
+        assert_eq!(kept, vec![Event::Tool(Box::new(done))]);
+        // Converted anyway, a pending event has the reference's pending shape.
+        let [json] = event_json(1.0, &Event::ToolPending(pending), 0.0)
+            .try_into()
+            .unwrap_or_else(|_| panic!());
+        assert_eq!(
+            (json["event"].as_str(), json["id"].as_str()),
+            (Some("tool"), Some("call_1"))
+        );
+    }
 
     #[test]
     fn a_retry_is_a_note_and_the_model_event_counts_retries() {
