@@ -22,7 +22,7 @@ async fn run(name: &str, args: Value) -> Result<ToolOutput, ToolFailure> {
 
 async fn text(name: &str, args: Value) -> String {
     match run(name, args.clone()).await {
-        Ok(ToolOutput::Text(t)) => t,
+        Ok(ToolOutput::Text(t)) => t.into(),
         other => panic!("{name}({args}): {other:?}"),
     }
 }

@@ -347,11 +347,9 @@ impl Runner<'_> {
             }
             Err(Failed::Tool(err, limit)) => {
                 let (content, truncated) = match err.output() {
-                    Some(partial) => self.finish_output(
-                        &call.function,
-                        ToolOutput::Text(partial.to_owned()),
-                        limit,
-                    ),
+                    Some(partial) => {
+                        self.finish_output(&call.function, ToolOutput::Text(partial.into()), limit)
+                    }
                     None => (MessageContent::default(), None),
                 };
                 tracing::debug!(kind = %err.kind(), message = err.message(), "tool error");
@@ -402,7 +400,7 @@ impl Runner<'_> {
                     MessageContent::Text(t.output.into()),
                     Some((t.original_bytes, t.limit)),
                 ),
-                None => (MessageContent::Text(text.into()), None),
+                None => (MessageContent::Text(text), None),
             },
             ToolOutput::Content(parts) => (MessageContent::Parts(parts), None),
         }

@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 /// Echoes its arguments.
 fn echo(name: &str) -> actuator_tool_core::ToolDef {
     tool(name, false, |a, _c| async move {
-        Ok(ToolOutput::Text(Value::Object(a.into_map()).to_string()))
+        Ok(ToolOutput::Text(
+            Value::Object(a.into_map()).to_string().into(),
+        ))
     })
 }
 

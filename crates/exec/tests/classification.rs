@@ -79,7 +79,7 @@ async fn unicode_decode_row() {
         let bytes = vec![b'o', b'k', 0xff];
         let text = String::from_utf8(bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        Ok(ToolOutput::Text(text))
+        Ok(ToolOutput::Text(text.into()))
     });
     assert_eq!(
         one(bad).await,
@@ -125,7 +125,11 @@ async fn filesystem_rows_end_to_end() {
     let m = missing.clone();
     let not_found = tool("read", false, move |_a, _c| {
         let m = m.clone();
-        async move { Ok(ToolOutput::Text(std::fs::read_to_string(&m).with_path(&m)?)) }
+        async move {
+            Ok(ToolOutput::Text(
+                std::fs::read_to_string(&m).with_path(&m)?.into(),
+            ))
+        }
     });
     assert_eq!(
         one(not_found).await,
@@ -138,7 +142,11 @@ async fn filesystem_rows_end_to_end() {
     let d = dir.clone();
     let is_dir = tool("read_dir_as_file", false, move |_a, _c| {
         let d = d.clone();
-        async move { Ok(ToolOutput::Text(std::fs::read_to_string(&d).with_path(&d)?)) }
+        async move {
+            Ok(ToolOutput::Text(
+                std::fs::read_to_string(&d).with_path(&d)?.into(),
+            ))
+        }
     });
     assert_eq!(
         one(is_dir).await,
@@ -271,7 +279,7 @@ async fn fatal_errors_and_panics_end_the_run() {
         if true {
             panic!("index out of bounds");
         }
-        Ok(ToolOutput::Text(String::new()))
+        Ok(ToolOutput::default())
     });
     let msgs = conversation(&[("panics", json!({}))]);
     match execute_tools(&msgs, &[panics], &ExecuteOptions::default()).await {
@@ -291,7 +299,7 @@ async fn a_panic_in_a_plain_fn_tool_on_the_blocking_pool_is_caught() {
     let blocking = tool("blocking", false, |_a, _c| async {
         actuator_tool_core::__private::run_blocking(|| -> String { panic!("sync boom") })
             .await
-            .map(ToolOutput::Text)
+            .map(|text| ToolOutput::Text(text.into()))
     });
     let msgs = conversation(&[("blocking", json!({}))]);
     match execute_tools(&msgs, &[blocking], &ExecuteOptions::default()).await {
@@ -334,7 +342,7 @@ async fn duplicate_names_fail_before_anything_runs() {
     let r = ran.clone();
     let a = tool("same", false, move |_a, _c| {
         r.store(true, std::sync::atomic::Ordering::SeqCst);
-        async { Ok(ToolOutput::Text(String::new())) }
+        async { Ok(ToolOutput::default()) }
     });
     let b = common::constant("same", false, "b");
     let msgs = conversation(&[("same", json!({}))]);
@@ -376,7 +384,7 @@ fn the_duplicate_named_is_the_first_repeat_however_many_tools_there_are() {
 #[tokio::test]
 async fn output_is_truncated_per_tool_then_run_default() {
     let big = tool("big", false, |_a, _c| async {
-        Ok(ToolOutput::Text("é".repeat(20_000)))
+        Ok(ToolOutput::Text("é".repeat(20_000).into()))
     });
     let msgs = conversation(&[("big", json!({}))]);
     let log = actuator_events::EventLog::new();

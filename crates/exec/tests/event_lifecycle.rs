@@ -181,7 +181,7 @@ async fn a_tool_that_runs_an_agent_names_it_on_its_event() {
                 slot.set_agent("researcher");
                 slot.set_agent_span_id("span_42");
             }
-            Ok(ToolOutput::Text(format!("recorded: {recorded}")))
+            Ok(ToolOutput::Text(format!("recorded: {recorded}").into()))
         })
     };
     let runs_agent = probe("delegate").with_extension(RunsAgent);
@@ -232,7 +232,7 @@ async fn approved_by(policies: Vec<ApprovalPolicy>) -> ToolEvent {
     options.approval = policies;
     let echo = tool("echo", false, |mut a, _c| async move {
         let s: Option<String> = a.optional("s")?;
-        Ok(ToolOutput::Text(s.unwrap_or_default()))
+        Ok(ToolOutput::Text(s.unwrap_or_default().into()))
     });
     let msgs = conversation(&[("echo", json!({"s": "original"}))]);
     execute_tools(&msgs, &[echo], &options).await.unwrap();

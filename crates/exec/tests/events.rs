@@ -87,7 +87,7 @@ async fn every_call_produces_a_serializable_event() {
 async fn a_fresh_call_is_read_from_the_object_it_keeps_and_a_text_only_one_from_its_text() {
     let tools = [tool("ok", true, |mut a, _c| async move {
         let n: i64 = a.required("n")?;
-        Ok(ToolOutput::Text(format!("n={n}")))
+        Ok(ToolOutput::Text(format!("n={n}").into()))
     })];
     // Runs the calls with a log: the result's text and the first tool event's arguments.
     let run = async |msgs: &[ChatMessage]| {
@@ -185,7 +185,7 @@ async fn conversation_tools_add_messages_and_output_in_declared_order() {
     // Validation still applies to conversation tools.
     let msgs = conversation(&[("transfer", json!({"s": 1}))]);
     let base = tool("transfer", false, |_a, _c| async {
-        Ok(ToolOutput::Text(String::new()))
+        Ok(ToolOutput::default())
     });
     let out = execute_tools(
         &msgs,

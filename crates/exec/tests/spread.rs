@@ -46,7 +46,7 @@ async fn a_large_stage_runs_on_more_than_one_worker() {
                 std::hint::spin_loop();
             }
             i.fetch_sub(1, Ordering::SeqCst);
-            Ok(ToolOutput::Text(String::new()))
+            Ok(ToolOutput::default())
         }
     });
     let msgs = conversation(&calls("busy", LARGE));
@@ -66,7 +66,7 @@ async fn a_large_stage_keeps_declared_order_and_its_events() {
     let t = tool("t", true, |mut a, _c| async move {
         let n: u64 = a.required("n")?;
         tokio::time::sleep(Duration::from_millis((LARGE as u64 - n) / 10)).await;
-        Ok(ToolOutput::Text(n.to_string()))
+        Ok(ToolOutput::Text(n.to_string().into()))
     });
     let log = EventLog::new();
     let msgs = conversation(&calls("t", LARGE));
@@ -90,7 +90,7 @@ async fn a_large_stage_names_each_call_its_own_tool_and_span() {
     // call's context, message and events must still name the tool it called (two tools,
     // interleaved across the chunks) and the run's span.
     let echo = |_a, c: actuator_tool_core::ToolContext| async move {
-        Ok(ToolOutput::Text(c.function.to_string()))
+        Ok(ToolOutput::Text(c.function.to_string().into()))
     };
     let tools = [tool("first", true, echo), tool("second", true, echo)];
     let names: Vec<&str> = (0..LARGE)
@@ -129,7 +129,7 @@ async fn a_small_stage_names_each_call_its_own_tool() {
     // call's context, message and events still name the tool it called, whichever place
     // the tool has in the list, and a call of an unknown tool keeps the name it asked for.
     let echo = |_a, c: actuator_tool_core::ToolContext| async move {
-        Ok(ToolOutput::Text(c.function.to_string()))
+        Ok(ToolOutput::Text(c.function.to_string().into()))
     };
     let tools = [
         tool("first", true, echo),
@@ -172,10 +172,10 @@ async fn a_fatal_call_in_a_large_stage_cancels_its_siblings() {
             return Err(FatalToolError::msg("disk full").into());
         }
         if n.is_multiple_of(2) {
-            return Ok(ToolOutput::Text(n.to_string()));
+            return Ok(ToolOutput::Text(n.to_string().into()));
         }
         std::future::pending::<()>().await;
-        Ok(ToolOutput::Text(String::new()))
+        Ok(ToolOutput::default())
     });
     let log = EventLog::new();
     let msgs = conversation(&calls("t", LARGE));
@@ -238,7 +238,7 @@ async fn dropping_execute_tools_aborts_a_spawned_stage() {
             let _guard = Guard(d);
             s.fetch_add(1, Ordering::SeqCst);
             std::future::pending::<()>().await;
-            Ok(ToolOutput::Text(String::new()))
+            Ok(ToolOutput::default())
         }
     });
     let msgs = conversation(&calls("hang", LARGE));

@@ -31,7 +31,7 @@ fn timed(
             log.lock()
                 .unwrap()
                 .push((n, start, origin.elapsed().as_millis()));
-            Ok(ToolOutput::Text(n.to_string()))
+            Ok(ToolOutput::Text(n.to_string().into()))
         }
     })
 }
@@ -103,7 +103,7 @@ async fn results_come_back_in_declared_order_whatever_finishes_first() {
             let n: u64 = a.required("n")?;
             tokio::time::sleep(Duration::from_millis(n)).await;
             f.lock().unwrap().push(n);
-            Ok(ToolOutput::Text(n.to_string()))
+            Ok(ToolOutput::Text(n.to_string().into()))
         }
     });
     let msgs = conversation(&[
@@ -236,7 +236,7 @@ async fn a_panic_cancels_siblings_too() {
             if true {
                 panic!("boom");
             }
-            Ok(ToolOutput::Text(String::new()))
+            Ok(ToolOutput::default())
         }),
     ];
     let msgs = conversation(&[("slow", json!({"n": 50})), ("boom", json!({}))]);
@@ -296,7 +296,7 @@ async fn dropping_the_future_cancels_calls_in_flight() {
             let _guard = Guard(d);
             s.notify_one();
             std::future::pending::<()>().await;
-            Ok(ToolOutput::Text(String::new()))
+            Ok(ToolOutput::default())
         }
     });
     let msgs = conversation(&[("hang", json!({})), ("hang", json!({}))]);
@@ -326,7 +326,7 @@ async fn concurrency_cap_bounds_a_stage() {
             p.fetch_max(c, Ordering::SeqCst);
             tokio::time::sleep(Duration::from_millis(10)).await;
             n.fetch_sub(1, Ordering::SeqCst);
-            Ok(ToolOutput::Text(String::new()))
+            Ok(ToolOutput::default())
         }
     });
     let calls: Vec<(&str, serde_json::Value)> = (0..10).map(|_| ("t", json!({}))).collect();
@@ -387,7 +387,7 @@ proptest! {
                         if s == "fail" {
                             return Err(ToolError::new(format!("fail {index}")).into());
                         }
-                        Ok(ToolOutput::Text(format!("ok {index}")))
+                        Ok(ToolOutput::Text(format!("ok {index}").into()))
                     }
                 })
             };

@@ -116,15 +116,15 @@ pub fn output_from_result(result: &Value) -> Result<ToolOutput, ToolError> {
     }
     if blocks.is_empty() {
         return Ok(match result.get("structuredContent") {
-            Some(structured) => ToolOutput::Text(structured.to_string()),
-            None => ToolOutput::Text(String::new()),
+            Some(structured) => ToolOutput::Text(structured.to_string().into()),
+            None => ToolOutput::default(),
         });
     }
     if let [only] = blocks
         && str_field(only, "type") == Some("text")
     {
         return Ok(ToolOutput::Text(
-            str_field(only, "text").unwrap_or("").to_owned(),
+            str_field(only, "text").unwrap_or("").into(),
         ));
     }
     Ok(ToolOutput::Content(

@@ -135,7 +135,7 @@ impl From<Vec<Content>> for MessageContent {
 impl From<ToolOutput> for MessageContent {
     fn from(out: ToolOutput) -> Self {
         match out {
-            ToolOutput::Text(t) => MessageContent::Text(t.into()),
+            ToolOutput::Text(t) => MessageContent::Text(t),
             ToolOutput::Content(c) => MessageContent::Parts(c),
         }
     }

@@ -168,8 +168,8 @@ fn result_of(state: &actuator_agent::AgentState) -> ToolOutput {
             .map(|a| a.content.clone()),
     };
     match content {
-        None => ToolOutput::Text(String::new()),
-        Some(MessageContent::Text(t)) => ToolOutput::Text(t.into_string()),
+        None => ToolOutput::default(),
+        Some(MessageContent::Text(t)) => ToolOutput::Text(t),
         Some(MessageContent::Parts(parts)) => {
             let kept: Vec<Content> = parts.into_iter().filter(|c| !c.is_reasoning()).collect();
             if kept.iter().all(|c| c.as_text().is_some()) {

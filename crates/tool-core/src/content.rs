@@ -1,6 +1,7 @@
 //! What tools return: [`Content`] items, the [`ToolOutput`] a call produces, and the
 //! [`IntoToolOutput`] conversion from ordinary Rust values.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -202,8 +203,11 @@ impl Content {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ToolOutput {
-    /// Text.
-    Text(String),
+    /// Text, as a compact string: up to 24 bytes (most results: a number, a word, a short
+    /// line) are kept inline, so that a short result costs no allocation on its way to the
+    /// tool message. Build one with `.into()` from a `&str` or a `String`:
+    /// `ToolOutput::Text("done".into())`.
+    Text(CompactString),
     /// Content items (text, images, …).
     Content(Vec<Content>),
 }
@@ -212,7 +216,7 @@ impl ToolOutput {
     /// The text of the output: the string itself, or the text items joined.
     pub fn text(&self) -> String {
         match self {
-            ToolOutput::Text(t) => t.clone(),
+            ToolOutput::Text(t) => t.to_string(),
             ToolOutput::Content(items) => items.iter().filter_map(Content::as_text).collect(),
         }
     }
@@ -220,7 +224,7 @@ impl ToolOutput {
 
 impl Default for ToolOutput {
     fn default() -> Self {
-        ToolOutput::Text(String::new())
+        ToolOutput::Text(CompactString::default())
     }
 }
 
@@ -255,25 +259,25 @@ impl IntoToolOutput for ToolOutput {
 
 impl IntoToolOutput for String {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Text(self))
+        Ok(ToolOutput::Text(self.into()))
     }
 }
 
 impl IntoToolOutput for &str {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Text(self.to_owned()))
+        Ok(ToolOutput::Text(self.into()))
     }
 }
 
 impl IntoToolOutput for std::borrow::Cow<'_, str> {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Text(self.into_owned()))
+        Ok(ToolOutput::Text(self.into()))
     }
 }
 
 impl IntoToolOutput for () {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Text(String::new()))
+        Ok(ToolOutput::Text(CompactString::default()))
     }
 }
 
@@ -294,15 +298,17 @@ impl IntoToolOutput for Vec<Content> {
 
 impl IntoToolOutput for serde_json::Value {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Text(self.to_string()))
+        Ok(ToolOutput::Text(self.to_string().into()))
     }
 }
 
+// `format_compact!`, not `to_compact_string`: the latter writes floats with `ryu` ("3.0" where
+// `Display` writes "3"). Both keep a short result inline.
 macro_rules! display_output {
     ($($t:ty),*) => {$(
         impl IntoToolOutput for $t {
             fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-                Ok(ToolOutput::Text(self.to_string()))
+                Ok(ToolOutput::Text(compact_str::format_compact!("{self}")))
             }
         }
     )*};
@@ -315,7 +321,7 @@ macro_rules! integer_output {
     ($($t:ty),*) => {$(
         impl IntoToolOutput for $t {
             fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
-                Ok(ToolOutput::Text(itoa::Buffer::new().format(self).to_owned()))
+                Ok(ToolOutput::Text(CompactString::new(itoa::Buffer::new().format(self))))
             }
         }
     )*};
@@ -333,7 +339,7 @@ pub struct Json<T>(pub T);
 impl<T: Serialize> IntoToolOutput for Json<T> {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {
         serde_json::to_string(&self.0)
-            .map(ToolOutput::Text)
+            .map(|json| ToolOutput::Text(json.into()))
             .map_err(|e| {
                 FatalToolError::msg(format!(
                     "The tool's result could not be serialized as JSON: {e}"

@@ -29,6 +29,9 @@ mod choice;
 pub use choice::ToolChoice;
 
 mod content;
+/// The string of a [`ToolOutput::Text`]: short texts are kept inline (re-exported from
+/// `compact_str`; build one from a `&str` or `String` with `.into()`).
+pub use compact_str::CompactString;
 pub use content::{
     Content, IntoToolOutput, Json, Media, MediaSource, ServerToolKind, ServerToolUse, ToolOutput,
 };

@@ -311,6 +311,26 @@ fn tool_choice_serializes() {
 }
 
 #[test]
+fn a_short_text_result_is_kept_inline() {
+    // A number, a word, a short line: no allocation on the call's way to its message.
+    for output in [
+        3_i64.into_tool_output().unwrap(),
+        (-12.5_f64).into_tool_output().unwrap(),
+        "done".into_tool_output().unwrap(),
+        String::from("a short line of text")
+            .into_tool_output()
+            .unwrap(),
+    ] {
+        let ToolOutput::Text(t) = output else {
+            panic!("{output:?}")
+        };
+        assert!(!t.is_heap_allocated(), "{t:?} is on the heap");
+    }
+    let long = "x".repeat(100).into_tool_output().unwrap();
+    assert_eq!(long, ToolOutput::Text("x".repeat(100).into()));
+}
+
+#[test]
 fn outputs_convert_per_d1() {
     let text = |v: ToolOutput| match v {
         ToolOutput::Text(t) => t,
@@ -320,6 +340,8 @@ fn outputs_convert_per_d1() {
     assert_eq!(text(String::from("s").into_tool_output().unwrap()), "s");
     assert_eq!(text(3_i64.into_tool_output().unwrap()), "3");
     assert_eq!(text(2.5_f64.into_tool_output().unwrap()), "2.5");
+    // Floats are written as `Display` writes them (not as `ryu` would: "3.0").
+    assert_eq!(text(3.0_f64.into_tool_output().unwrap()), "3");
     assert_eq!(text(true.into_tool_output().unwrap()), "true");
     assert_eq!(text(().into_tool_output().unwrap()), "");
     assert_eq!(
@@ -426,7 +448,7 @@ fn with_parameters_replaces_the_schema_within_the_functions_parameters() {
 fn integer_results_read_as_display_writes_them() {
     fn text(output: impl IntoToolOutput) -> String {
         match output.into_tool_output() {
-            Ok(ToolOutput::Text(t)) => t,
+            Ok(ToolOutput::Text(t)) => t.into(),
             other => panic!("{other:?}"),
         }
     }

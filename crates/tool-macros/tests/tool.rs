@@ -32,7 +32,7 @@ fn call(def: &ToolDef, args: Value) -> Result<ToolOutput, ToolFailure> {
 
 fn text(def: &ToolDef, args: Value) -> String {
     match call(def, args) {
-        Ok(ToolOutput::Text(t)) => t,
+        Ok(ToolOutput::Text(t)) => t.into(),
         other => panic!("expected text, got {other:?}"),
     }
 }

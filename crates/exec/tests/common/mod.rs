@@ -36,7 +36,7 @@ where
 /// A tool that returns `text`.
 pub fn constant(name: &str, parallel: bool, text: &'static str) -> ToolDef {
     tool(name, parallel, move |_a, _c| async move {
-        Ok(ToolOutput::Text(text.to_owned()))
+        Ok(ToolOutput::Text(text.into()))
     })
 }
 
@@ -46,7 +46,7 @@ pub fn sleeper(name: &str, parallel: bool) -> ToolDef {
         let n: Option<u64> = a.optional("n")?;
         let s: Option<String> = a.optional("s")?;
         tokio::time::sleep(Duration::from_millis(n.unwrap_or(10))).await;
-        Ok(ToolOutput::Text(s.unwrap_or_default()))
+        Ok(ToolOutput::Text(s.unwrap_or_default().into()))
     })
 }
 
