@@ -60,20 +60,14 @@ async fn every_call_produces_a_serializable_event() {
 
     // A call's pending and completed events share its id, name and arguments (one copy each).
     let all = log.events();
-    let pending: Vec<_> = all
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolPending(p) if &*p.function == "ok" => Some(p),
-            _ => None,
-        })
-        .collect();
-    let done: Vec<_> = all
-        .iter()
-        .filter_map(|e| match e {
-            Event::Tool(t) if &*t.function == "ok" => Some(t),
-            _ => None,
-        })
-        .collect();
+    let (mut pending, mut done) = (Vec::new(), Vec::new());
+    for e in &all {
+        match e {
+            Event::ToolPending(p) if &*p.function == "ok" => pending.push(p),
+            Event::Tool(t) if &*t.function == "ok" => done.push(t),
+            _ => {}
+        }
+    }
     let ([pending], [done]) = (&pending[..], &done[..]) else {
         panic!("{all:?}")
     };
