@@ -79,6 +79,19 @@ pub enum SandboxError {
     /// The sandbox is gone (its run ended) or could not start a process.
     #[error("{0}")]
     Unavailable(String),
+    /// The sandbox's supervisor broke its protocol with the host (a malformed or oversized
+    /// event, or it stopped taking requests). Commands can reach the supervisor (it runs as
+    /// their user), so this is what a command that attacks it causes: the sandbox was
+    /// stopped (with every process in it; the working directory is kept) and the next
+    /// command starts a new one.
+    #[error(
+        "The sandbox was stopped because its supervisor {detail}; the next command starts a \
+         new sandbox (the working directory is kept, background processes are not)."
+    )]
+    SupervisorMisbehaved {
+        /// What the supervisor did.
+        detail: String,
+    },
     /// Any other I/O failure on the host side.
     #[error("sandbox I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -116,7 +129,10 @@ impl SandboxError {
             SandboxError::NulByte => ToolError::parsing("an argument contained a null byte"),
             other @ (SandboxError::BubblewrapMissing
             | SandboxError::BubblewrapRefused { .. }
-            | SandboxError::Unavailable(_)) => ToolError::sandbox_unavailable(other.to_string()),
+            | SandboxError::Unavailable(_)
+            | SandboxError::SupervisorMisbehaved { .. }) => {
+                ToolError::sandbox_unavailable(other.to_string())
+            }
             other => ToolError::new(other.to_string()),
         }
     }

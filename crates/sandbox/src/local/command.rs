@@ -83,7 +83,8 @@ pub(crate) struct Confined {
     pub identity: Identity,
     pub limits: ResourceLimits,
     pub ro_binds: Vec<PathBuf>,
-    /// The supervisor's control directory (bound at the same path inside).
+    /// The supervisor's control directory (the host's; bound read-only at the same path
+    /// inside).
     pub ctl: PathBuf,
     /// Where the supervisor's standard error goes (on the host only).
     pub log: PathBuf,
@@ -155,7 +156,8 @@ impl Confined {
             }
         }
         a.extend(["--bind".to_owned(), s(&self.workdir), s(&self.workdir)]);
-        a.extend(["--bind".to_owned(), s(&self.ctl), s(&self.ctl)]);
+        // Read-only: nothing a command writes may become a name the host opens.
+        a.extend(["--ro-bind".to_owned(), s(&self.ctl), s(&self.ctl)]);
         // The sandbox's own root (a tmpfs holding the mount points) is read-only too.
         a.extend(["--remount-ro".to_owned(), "/".to_owned()]);
         a.extend(["--chdir".to_owned(), s(cwd)]);

@@ -2,6 +2,8 @@
 //! with bubblewrap.
 
 mod command;
+mod control;
+mod events;
 mod run;
 mod script;
 mod supervisor;

@@ -17,150 +17,37 @@
 //! A command's standard output and error are FIFOs (`ID.out`, `ID.err`) the host opens for
 //! reading before it sends the request, and reads only after the `s` event (a FIFO read
 //! before its writer opened would see end of file); its standard input is a plain file
-//! (`ID.in`) or, for an interactive process, a FIFO. The control directory is bound inside
-//! the sandbox at its host path, so commands can see it: it is not a boundary between the
-//! commands of one sandbox (they all run as one user), only between the sandbox and the host.
+//! (`ID.in`) or, for an interactive process, a FIFO. The control directory is the host's and
+//! bound read-only inside the sandbox (see [`ControlDir`]): nothing a command writes can
+//! become a name the host opens.
+//!
+//! The supervisor runs as the same user as the commands, so a command can take it over
+//! (`/proc`, `ptrace`): the host treats it as hostile. An event line longer than
+//! [`MAX_EVENT_LINE`](super::events::MAX_EVENT_LINE), one that does not parse, or a supervisor that stops taking requests
+//! stops the sandbox (every waiting call gets [`SandboxError::SupervisorMisbehaved`]) and
+//! the next command starts a new one; a command that ends without opening its streams
+//! returns at once with its status.
 
-use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use tokio::net::unix::pipe;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::command::{Confined, Identity, SANDBOX_PATH};
+use super::command::{Confined, SANDBOX_PATH};
+use super::control::ControlDir;
+use super::events::{Event, Pending, Shared, lock, read_event};
 use super::run::{Collected, RawOutput, collect_streams, sleep_until};
 use super::script::{SUPERVISOR, command_script};
 use crate::{InteractiveProcess, SandboxError};
-
-fn gone() -> SandboxError {
-    SandboxError::Unavailable(
-        "The sandbox stopped running (its supervisor was killed); the next command starts a new one."
-            .to_owned(),
-    )
-}
-
-/// What the supervisor reports about one command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Event {
-    /// The command's streams are open; it runs as this process group (sandbox PID).
-    Started(i32),
-    /// The command exited with this status (128 + n when killed by signal n).
-    Exited(i32),
-    /// The sandbox is gone.
-    Gone,
-}
-
-/// A call waiting for its command's events, or one dropped before its command started.
-#[derive(Debug)]
-enum Pending {
-    /// The call waits; `started` is its group once the `s` event was passed on (the call may
-    /// be dropped before it reads it, and then its guard kills that group).
-    Waiting {
-        tx: UnboundedSender<Event>,
-        started: Option<i32>,
-    },
-    Cancelled,
-}
-
-/// What the host side of the supervisor shares with its dispatcher thread and the guards.
-#[derive(Debug)]
-struct Shared {
-    ctl: PathBuf,
-    pending: Mutex<HashMap<u64, Pending>>,
-    alive: AtomicBool,
-    kills: Mutex<Option<File>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-impl Shared {
-    /// Asks the killer to `SIGKILL` a process group of the sandbox.
-    fn kill(&self, pgid: i32) {
-        if pgid <= 1 {
-            return;
-        }
-        if let Some(file) = lock(&self.kills).as_mut() {
-            // Non-blocking and shorter than PIPE_BUF: written whole, or not at all when the
-            // killer is gone (then so is the sandbox, soon).
-            let _ = file.write_all(format!("{pgid}\n").as_bytes());
-        }
-    }
-
-    fn remove_files(&self, id: u64) {
-        for ext in ["sh", "in", "out", "err"] {
-            let _ = std::fs::remove_file(self.ctl.join(format!("{id}.{ext}")));
-        }
-    }
-
-    /// Routes one event line (`ID s PGID`, `ID x STATUS`); anything else is ignored.
-    fn dispatch(&self, line: &str) {
-        let mut parts = line.split_ascii_whitespace();
-        let (Some(id), Some(kind), Some(value), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return;
-        };
-        let (Ok(id), Ok(value)) = (id.parse::<u64>(), value.parse::<i32>()) else {
-            return;
-        };
-        let event = match kind {
-            "s" => Event::Started(value),
-            "x" => Event::Exited(value),
-            _ => return,
-        };
-        let mut pending = lock(&self.pending);
-        match (pending.get_mut(&id), event) {
-            (Some(Pending::Waiting { tx, .. }), Event::Exited(_)) => {
-                let _ = tx.send(event);
-                pending.remove(&id);
-            }
-            (Some(Pending::Waiting { tx, started }), _) => {
-                if let Event::Started(pgid) = event {
-                    *started = Some(pgid);
-                }
-                let _ = tx.send(event);
-            }
-            (Some(Pending::Cancelled), Event::Started(pgid)) => {
-                pending.remove(&id);
-                drop(pending);
-                self.kill(pgid);
-                self.remove_files(id);
-            }
-            (Some(Pending::Cancelled), _) => {
-                pending.remove(&id);
-                drop(pending);
-                self.remove_files(id);
-            }
-            (None, _) => {}
-        }
-    }
-
-    /// The sandbox is gone: every waiting call learns it.
-    fn gone(&self) {
-        self.alive.store(false, Ordering::SeqCst);
-        *lock(&self.kills) = None;
-        let pending = std::mem::take(&mut *lock(&self.pending));
-        for (_, entry) in pending {
-            if let Pending::Waiting { tx, .. } = entry {
-                let _ = tx.send(Event::Gone);
-            }
-        }
-    }
-}
 
 /// The host side of one running supervisor (one bwrap process).
 #[derive(Debug)]
@@ -168,7 +55,6 @@ pub(crate) struct Supervisor {
     child: Mutex<Child>,
     requests: Mutex<Option<ChildStdin>>,
     shared: Arc<Shared>,
-    identity: Identity,
     /// The supervisor's working directory (the sandbox's).
     start_dir: PathBuf,
 }
@@ -270,23 +156,6 @@ impl Drop for CommandGuard {
     }
 }
 
-fn fifo(path: &Path, identity: Identity) -> Result<(), SandboxError> {
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::Mode::from_raw_mode(0o600),
-    )
-    .map_err(std::io::Error::from)?;
-    chown(path, identity)
-}
-
-fn chown(path: &Path, identity: Identity) -> Result<(), SandboxError> {
-    if let Identity::Drop { uid, gid } = identity {
-        std::os::unix::fs::chown(path, Some(uid), Some(gid))?;
-    }
-    Ok(())
-}
-
 fn refused(stderr: String) -> SandboxError {
     SandboxError::BubblewrapRefused { stderr }
 }
@@ -295,15 +164,11 @@ impl Supervisor {
     /// Starts bwrap with the supervisor and waits until it is ready. bwrap missing or
     /// refusing are the builder's errors, with what bwrap printed.
     pub fn start(confined: &Confined) -> Result<Supervisor, SandboxError> {
-        let ctl = &confined.ctl;
-        match std::fs::create_dir(ctl) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e.into()),
-            _ => {}
-        }
-        chown(ctl, confined.identity)?;
-        let kill_path = ctl.join("kill");
-        let _ = std::fs::remove_file(&kill_path);
-        fifo(&kill_path, confined.identity)?;
+        let ctl = ControlDir::create(&confined.ctl, confined.identity)?;
+        ctl.remove("kill");
+        // Read-write, so opening never waits for the killer; non-blocking, so a stalled
+        // killer cannot block a drop.
+        let kills = File::from(ctl.fifo("kill", false)?);
         let log_path = confined.log.clone();
         let log = File::create(&log_path)?;
 
@@ -318,7 +183,7 @@ impl Supervisor {
         .into_iter()
         .map(str::to_owned)
         .collect::<Vec<_>>();
-        argv.push(ctl.to_string_lossy().into_owned());
+        argv.push(confined.ctl.to_string_lossy().into_owned());
         let full = confined.argv(&confined.workdir, &argv);
         let (program, args) = full.split_first().ok_or(SandboxError::BubblewrapMissing)?;
         let mut child = std::process::Command::new(program)
@@ -342,8 +207,8 @@ impl Supervisor {
             return Err(refused("its pipes could not be opened".to_owned()));
         };
         let mut events = BufReader::new(events);
-        let mut line = String::new();
-        let ready = events.read_line(&mut line).is_ok() && line == "ready\n";
+        let mut line = Vec::new();
+        let ready = read_event(&mut events, &mut line).is_ok_and(|read| read) && line == b"ready\n";
         if !ready {
             let _ = child.kill();
             let status = child.wait();
@@ -358,34 +223,26 @@ impl Supervisor {
                 }
             }));
         }
-        // Read-write, so opening never waits for the killer; non-blocking, so a stalled
-        // killer cannot block a drop.
-        let kills = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&kill_path)?;
-        rustix::fs::fcntl_setfl(&kills, rustix::fs::OFlags::NONBLOCK)
-            .map_err(std::io::Error::from)?;
+        // Non-blocking: a supervisor that stops taking requests must not block a caller.
+        if let Err(e) = rustix::fs::fcntl_setfl(&requests, rustix::fs::OFlags::NONBLOCK) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::from(e).into());
+        }
         let shared = Arc::new(Shared {
-            ctl: ctl.clone(),
+            ctl,
             pending: Mutex::default(),
             alive: AtomicBool::new(true),
             kills: Mutex::new(Some(kills)),
+            bwrap: i32::try_from(child.id())
+                .ok()
+                .and_then(rustix::process::Pid::from_raw),
+            misbehaved: Mutex::new(None),
         });
         let thread_shared = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
             .name("actuator-sandbox-events".to_owned())
-            .spawn(move || {
-                let mut line = String::new();
-                loop {
-                    line.clear();
-                    match events.read_line(&mut line) {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => thread_shared.dispatch(&line),
-                    }
-                }
-                thread_shared.gone();
-            });
+            .spawn(move || thread_shared.dispatch_all(events));
         if let Err(e) = spawned {
             let _ = child.kill();
             let _ = child.wait();
@@ -395,7 +252,6 @@ impl Supervisor {
             child: Mutex::new(child),
             requests: Mutex::new(Some(requests)),
             shared,
-            identity: confined.identity,
             start_dir: confined.workdir.clone(),
         })
     }
@@ -413,7 +269,7 @@ impl Supervisor {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let ctl = &self.shared.ctl;
-        let path = |ext: &str| ctl.join(format!("{id}.{ext}"));
+        let name = |ext: &str| format!("{id}.{ext}");
         let (tx, events) = unbounded_channel();
         lock(&self.shared.pending).insert(id, Pending::Waiting { tx, started: None });
         // From here on, the guard cleans up whatever happens.
@@ -427,55 +283,41 @@ impl Supervisor {
         let unavailable = |e: std::io::Error| {
             SandboxError::Unavailable(format!("The sandbox could not start a process: {e}"))
         };
-        let out_path = path("out");
-        fifo(&out_path, self.identity)?;
-        let stdout = pipe::OpenOptions::new()
-            .open_receiver(&out_path)
-            .map_err(unavailable)?;
+        let stdout =
+            pipe::Receiver::from_owned_fd(ctl.fifo(&name("out"), true)?).map_err(unavailable)?;
         let stderr = if launch.stderr {
-            let err_path = path("err");
-            fifo(&err_path, self.identity)?;
             Some(
-                pipe::OpenOptions::new()
-                    .open_receiver(&err_path)
+                pipe::Receiver::from_owned_fd(ctl.fifo(&name("err"), true)?)
                     .map_err(unavailable)?,
             )
         } else {
             None
         };
-        let in_path = path("in");
         let stdin = match &launch.input {
             Input::Null => None,
             Input::Bytes(bytes) => {
-                std::fs::write(&in_path, bytes)?;
-                chown(&in_path, self.identity)?;
+                ctl.write_new(&name("in"), bytes)?;
                 None
             }
-            Input::Pipe => {
-                fifo(&in_path, self.identity)?;
-                // Read-write, so it opens before the command's end does and the command's
-                // open does not wait; the command sees end of file when this is dropped.
-                Some(
-                    pipe::OpenOptions::new()
-                        .read_write(true)
-                        .open_sender(&in_path)
-                        .map_err(unavailable)?,
-                )
-            }
+            // Read-write, so it opens before the command's end does and the command's open
+            // does not wait; the command sees end of file when this is dropped.
+            Input::Pipe => Some(
+                pipe::Sender::from_owned_fd(ctl.fifo(&name("in"), false)?).map_err(unavailable)?,
+            ),
         };
         let stdin_path = match launch.input {
             Input::Null => "/dev/null".to_owned(),
-            _ => in_path.to_string_lossy().into_owned(),
+            _ => ctl.path(&name("in")).to_string_lossy().into_owned(),
         };
         let script = command_script(
             id,
             &stdin_path,
-            &out_path,
-            launch.stderr.then(|| path("err")).as_deref(),
+            &ctl.path(&name("out")),
+            launch.stderr.then(|| ctl.path(&name("err"))).as_deref(),
             &launch,
             &self.start_dir,
         );
-        std::fs::write(path("sh"), script)?;
+        ctl.write_new(&name("sh"), script.as_bytes())?;
         self.send(id)?;
         guard.sent = true;
         Ok(Launched {
@@ -503,12 +345,16 @@ impl Supervisor {
             stderr,
             ..
         } = self.launch(command)?;
-        let mut exited = None;
         tokio::select! {
             event = events.recv() => match event {
                 Some(Event::Started(pgid)) => guard.started(pgid),
-                Some(Event::Exited(status)) => exited = Some(status),
-                Some(Event::Gone) | None => return Err(gone()),
+                // It ended before its streams opened (they never will: reading them would
+                // wait for a writer forever). Nothing was produced; its status says why.
+                Some(Event::Exited(status)) => {
+                    guard.finish();
+                    return Ok(RawOutput { status: Some(status), stdout: Vec::new(), stderr: Vec::new() });
+                }
+                Some(Event::Gone) | None => return Err(self.shared.lost()),
             },
             // Not started yet: the guard cancels it.
             () = sleep_until(deadline) => return Collected::TimedOut {
@@ -516,15 +362,13 @@ impl Supervisor {
                 stderr: Vec::new(),
             }.into_result(limit),
         }
+        let shared = &self.shared;
         let exit = async move {
-            if let Some(status) = exited {
-                return Ok(Some(status));
-            }
             loop {
                 match events.recv().await {
                     Some(Event::Exited(status)) => return Ok(Some(status)),
                     Some(Event::Started(_)) => {}
-                    Some(Event::Gone) | None => return Err(gone()),
+                    Some(Event::Gone) | None => return Err(shared.lost()),
                 }
             }
         };
@@ -549,9 +393,15 @@ impl Supervisor {
         } = self.launch(command)?;
         match events.recv().await {
             Some(Event::Started(pgid)) => guard.started(pgid),
-            // It already ended: its output is at end of file, which the caller sees.
-            Some(Event::Exited(_)) => {}
-            Some(Event::Gone) | None => return Err(gone()),
+            // It ended before its streams opened: there is no session to talk to.
+            Some(Event::Exited(status)) => {
+                guard.finish();
+                return Err(SandboxError::Unavailable(format!(
+                    "The interactive process could not start (exit status {status} before its \
+                     streams opened)."
+                )));
+            }
+            Some(Event::Gone) | None => return Err(self.shared.lost()),
         }
         let Some(stdin) = stdin else {
             return Err(SandboxError::Unavailable(
@@ -565,17 +415,27 @@ impl Supervisor {
         })
     }
 
+    /// Sends one request line. The pipe is non-blocking and a line is shorter than
+    /// `PIPE_BUF`, so it is written whole or not at all: a full pipe means the supervisor
+    /// stopped taking requests, and the sandbox is stopped rather than waited on.
     fn send(&self, id: u64) -> Result<(), SandboxError> {
         let mut requests = lock(&self.requests);
         let written = match requests.as_mut() {
             Some(pipe) => pipe.write_all(format!("{id}\n").as_bytes()),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
         };
-        written.map_err(|e| {
-            SandboxError::Unavailable(format!(
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                drop(requests);
+                self.shared
+                    .misbehaved("stopped taking requests (its request pipe is full)".to_owned());
+                Err(self.shared.lost())
+            }
+            Err(e) => Err(SandboxError::Unavailable(format!(
                 "The sandbox is no longer running and could not start a process: {e}"
-            ))
-        })
+            ))),
+        }
     }
 }
 
