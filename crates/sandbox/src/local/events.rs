@@ -46,7 +46,7 @@ pub(super) struct Shared {
     pub(super) pending: Mutex<HashMap<u64, Pending>>,
     pub(super) alive: AtomicBool,
     pub(super) kills: Mutex<Option<File>>,
-    /// bwrap's process (not reaped before [`Supervisor`] is dropped, so never reused).
+    /// bwrap's process (not reaped before [`Supervisor`](super::supervisor::Supervisor) is dropped, so never reused).
     pub(super) bwrap: Option<rustix::process::Pid>,
     /// Why the sandbox was stopped, when the supervisor misbehaved.
     pub(super) misbehaved: Mutex<Option<String>>,
