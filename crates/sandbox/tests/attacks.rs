@@ -361,3 +361,68 @@ fn a_supervisor_that_stops_taking_requests_never_blocks_the_caller() {
     assert!(detail.contains("stopped taking requests"), "{detail}");
     assert_eq!(fresh, "fresh\n");
 }
+
+#[tokio::test]
+async fn a_command_that_signals_its_own_group_returns_with_its_status() {
+    // `trap 'kill 0' EXIT` is a common way to clean up background jobs: it signals the
+    // command's whole process group, which must not take the host's bookkeeping with it.
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    let out = within(
+        Duration::from_secs(20),
+        "a command that runs `kill 0`",
+        async {
+            sb.exec(bash("trap 'kill 0' EXIT; sleep 30 & echo hi"))
+                .await
+                .unwrap()
+        },
+    )
+    .await;
+    assert_eq!(out.stdout, "hi\n");
+    assert_eq!(out.status, Some(143), "killed by its own SIGTERM");
+}
+
+#[tokio::test]
+async fn a_command_that_kills_whatever_waits_for_it_returns_at_once() {
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    let started = Instant::now();
+    let result = within(
+        Duration::from_secs(30),
+        "a command that kills its parent",
+        async { sb.exec(bash("kill -9 $PPID; echo after")).await },
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(15));
+    match result {
+        Err(SandboxError::SupervisorMisbehaved { detail }) => {
+            assert!(detail.contains("without reporting"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let out = sb.exec(bash("echo fresh")).await.unwrap();
+    assert_eq!(out.stdout, "fresh\n");
+}
+
+#[tokio::test]
+async fn the_supervisors_host_log_does_not_grow_with_each_command() {
+    // The supervisor's standard error is a file on the host: nothing per command goes there
+    // (job notices, a failed command's complaints), or a long run fills the host's disk.
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    for _ in 0..100 {
+        sb.exec(bash("echo hi; exit 3")).await.unwrap();
+        let _ = sb
+            .exec(ExecRequest::new(["no-such-program"]))
+            .await
+            .unwrap();
+        let _ = sb.exec(bash("kill -9 $$")).await.unwrap();
+    }
+    let log = std::fs::metadata(sb.host_root().join("supervisor.log"))
+        .unwrap()
+        .len();
+    assert!(log < 1024, "the host log grew to {log} bytes");
+}

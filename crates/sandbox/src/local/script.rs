@@ -37,10 +37,11 @@ fn shell_name(key: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// The script the supervisor sources for one command, in a background job of its own
-/// (`$BASHPID` is the job's process group). The command runs in a subshell that opens its
-/// streams, reports them open, enters its working directory, sets its environment and
-/// `exec`s it (never a builtin), with no descriptor of the supervisor's left open. A
+/// The script the supervisor sources for one command, in a background job of its own. The
+/// command runs in a subshell, a job (process group) of its own again, that opens its
+/// streams, reports them open with its group, enters its working directory, sets its
+/// environment and `exec`s it (never a builtin), with no descriptor of the supervisor's left
+/// open; the job shell waits for it and reports its status. A
 /// missing working directory is exit status 1, a missing program 127, each with a message
 /// on standard error.
 pub(crate) fn command_script(
@@ -87,16 +88,21 @@ pub(crate) fn command_script(
         command.push(' ');
         command.push_str(&q(arg));
     }
+    // The job shell holds the command's standard output open (fd 6) until it has reported
+    // the exit, so the host's end of file on it means the report was sent, or never will be
+    // (the job shell was killed). The command runs as a job of its own, so `kill 0` in it
+    // signals its own group, not the shell that waits for it.
     format!(
-        "pg=$BASHPID\n(\n\
-         exec <{stdin} 1<>{stdout} 2<>{stderr} 4<&-\n\
-         printf '%s s %s\\n' {id} \"$pg\" >&3\n\
+        "set -m\nexec 2>/dev/null 6<>{stdout}\n(\n\
+         exec <{stdin} 1<>{stdout} 2<>{stderr} 4<&- 6<&-\n\
+         printf '%s s %s\\n' {id} \"$BASHPID\" >&3\n\
          {cd}\
-         unset PWD OLDPWD SHLVL pg\n\
+         unset PWD OLDPWD SHLVL\n\
          {exports}\
          type -P -- {program_q} >/dev/null || {{ printf '%s: command not found\\n' {program_q} >&2; exit 127; }}\n\
          exec 3>&- -- {command}\n\
-         )\n\
+         ) &\n\
+         wait -f \"$!\"\n\
          printf '%s x %s\\n' {id} \"$?\" >&3\n",
         stdin = q(stdin),
         stdout = p(stdout),

@@ -49,6 +49,10 @@ use super::run::{Collected, RawOutput, collect_streams, sleep_until};
 use super::script::{SUPERVISOR, command_script};
 use crate::{InteractiveProcess, SandboxError};
 
+/// How long a command's exit report may trail the end of its output (it is written before
+/// the output's last holder closes it, so it normally arrives within microseconds).
+const EXIT_REPORT_GRACE: Duration = Duration::from_secs(5);
+
 /// The host side of one running supervisor (one bwrap process).
 #[derive(Debug)]
 pub(crate) struct Supervisor {
@@ -363,12 +367,28 @@ impl Supervisor {
             }.into_result(limit),
         }
         let shared = &self.shared;
+        // Polled once both streams are at end of file: the job shell holds standard output
+        // until it has reported the exit, so the report is already on its way, or it never
+        // comes (the job shell was killed, say by `kill -9 $PPID`).
         let exit = async move {
-            loop {
-                match events.recv().await {
-                    Some(Event::Exited(status)) => return Ok(Some(status)),
-                    Some(Event::Started(_)) => {}
-                    Some(Event::Gone) | None => return Err(shared.lost()),
+            let report = async {
+                loop {
+                    match events.recv().await {
+                        Some(Event::Exited(status)) => return Ok(Some(status)),
+                        Some(Event::Started(_)) => {}
+                        Some(Event::Gone) | None => return Err(shared.lost()),
+                    }
+                }
+            };
+            match tokio::time::timeout(EXIT_REPORT_GRACE, report).await {
+                Ok(reported) => reported,
+                Err(_) => {
+                    shared.misbehaved(
+                        "lost a command: the shell waiting for it was killed before it \
+                         reported how the command ended, without reporting"
+                            .to_owned(),
+                    );
+                    Err(shared.lost())
                 }
             }
         };
