@@ -70,6 +70,24 @@ pub enum LogError {
         #[source]
         source: std::io::Error,
     },
+    /// Writing the log failed part way (a full disk, a file that became unwritable). The file
+    /// was put back as it was before the failed write: it still holds, and
+    /// [`read_eval_log`](crate::read_eval_log) and the reference still read, every sample
+    /// written before.
+    #[error(
+        "Cannot write the log {path} while {action}: {source}. The log still holds the samples \
+         written before and reads as it did; free disk space (or make the file writable) and \
+         run the samples missing from it again."
+    )]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What was being written.
+        action: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The zip container is broken.
     #[error("The log {path} is not a readable .eval file: {reason}")]
     Zip {

@@ -186,3 +186,23 @@ pub fn reference_keys(read: &serde_json::Value) -> Vec<(String, u64)> {
         })
         .collect()
 }
+
+/// Reads every log of `logs` with the reference's own `read_eval_log`, in one Python
+/// (`tests/inspect/check_logs.py`): per log, its status, its error and its samples as
+/// `[id, epoch, error]`. Panics when the reference cannot read one; `None` only outside CI,
+/// without the reference's Python.
+pub fn reference_read_all(logs: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
+    let python = inspect_python()?;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/inspect/check_logs.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .args(logs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the reference cannot read one of {logs:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
