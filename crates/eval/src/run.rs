@@ -184,9 +184,19 @@ impl Drop for CtrlC {
 ///
 /// Memory is bounded by `max_samples` (and the log buffer), not by the dataset: finished
 /// samples go to the log and only their scores are kept. A sample error fails the evaluation
-/// as `fail_on_error` says (status `error`, the samples written so far kept); a stop (the
-/// signal, or Ctrl-C with `ctrl_c`) starts no new samples and cancels running ones after the
-/// grace period (status `cancelled`). The log is readable in every case.
+/// as `fail_on_error` says (status `error`, the samples finished so far kept); a panic in the
+/// solver, a scorer or the sample's sandbox (made or torn down) is that sample's error, with
+/// the panic's message. A stop (the signal, or Ctrl-C with `ctrl_c`) starts no new samples and
+/// cancels running ones after the grace period (status `cancelled`).
+///
+/// # Errors
+///
+/// Before anything runs, an unusable dataset or log directory. During the run, a log that
+/// cannot be written (a full disk): the run stops, the log is ended as well as it can be
+/// (status `error` when there is room for its header), and the error is
+/// [`LogError::Write`](crate::LogError::Write). The log is readable, by
+/// [`read_eval_log`](crate::read_eval_log) and by the reference, in every case, with every
+/// sample written before the failure.
 pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalError> {
     let ids = task.dataset.ids()?;
     let samples = &task.dataset.samples;
