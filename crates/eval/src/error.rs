@@ -119,4 +119,11 @@ pub enum EvalError {
     /// The options are contradictory.
     #[error("Invalid evaluation options: {0}")]
     Options(String),
+    /// User code asked before any sample runs (a scorer's name or metrics) panicked; nothing
+    /// ran and no log was written.
+    #[error("Cannot start the evaluation: {message}")]
+    Panicked {
+        /// What panicked, and what it said.
+        message: String,
+    },
 }

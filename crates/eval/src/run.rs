@@ -44,7 +44,15 @@ impl EvalRun {
     }
 }
 
-fn spec(task: &Task, options: &EvalOptions, ids: Vec<crate::SampleId>) -> EvalSpec {
+/// A scorer's name and metrics, asked once (they are user code).
+type ScorerInfo = (String, Vec<Metric>);
+
+fn spec(
+    task: &Task,
+    options: &EvalOptions,
+    ids: Vec<crate::SampleId>,
+    scorers: &[ScorerInfo],
+) -> EvalSpec {
     let mut config = Map::new();
     config.insert("epochs".into(), json!(task.epochs));
     config.insert("fail_on_error".into(), options.fail_on_error.json());
@@ -72,15 +80,12 @@ fn spec(task: &Task, options: &EvalOptions, ids: Vec<crate::SampleId>) -> EvalSp
         config,
         packages,
         scorers: Some(
-            task.scorers
+            scorers
                 .iter()
-                .map(|s| {
-                    let metrics: Vec<Value> = s
-                        .metrics()
-                        .iter()
-                        .map(|m| json!({"name": m.name()}))
-                        .collect();
-                    json!({"name": s.name(), "metrics": metrics})
+                .map(|(name, metrics)| {
+                    let metrics: Vec<Value> =
+                        metrics.iter().map(|m| json!({"name": m.name()})).collect();
+                    json!({"name": name, "metrics": metrics})
                 })
                 .collect(),
         ),
@@ -199,12 +204,21 @@ impl Drop for CtrlC {
 /// sample written before the failure.
 pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalError> {
     let ids = task.dataset.ids()?;
+    let scorers = contain_sync("a scorer's name or metrics", || {
+        task.scorers
+            .iter()
+            .map(|s| (s.name().to_owned(), s.metrics()))
+            .collect::<Vec<ScorerInfo>>()
+    })
+    .map_err(|panicked| EvalError::Panicked {
+        message: panicked.message,
+    })?;
     let samples = &task.dataset.samples;
     let started = now_iso();
     let mut header = EvalLog {
         version: 2,
         status: "started".into(),
-        eval: spec(task, &options, ids.clone()),
+        eval: spec(task, &options, ids.clone(), &scorers),
         plan: EvalPlan {
             name: "plan".into(),
             steps: vec![json!({"solver": task.solver_name, "params": {}})],
@@ -310,15 +324,13 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     }
     progress.done();
 
-    let scores = task
-        .scorers
+    let scores = scorers
         .iter()
         .enumerate()
-        .map(|(i, scorer)| {
-            let metrics = scorer
-                .metrics()
-                .into_iter()
-                .map(|m: Metric| {
+        .map(|(i, (name, metrics))| {
+            let metrics = metrics
+                .iter()
+                .map(|m: &Metric| {
                     (
                         m.name().to_owned(),
                         json!({"name": m.name(), "value": m.compute(&tally.values[i]), "params": {}}),
@@ -326,8 +338,8 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
                 })
                 .collect();
             EvalScore {
-                name: scorer.name().to_owned(),
-                scorer: scorer.name().to_owned(),
+                name: name.clone(),
+                scorer: name.clone(),
                 scored_samples: tally.values[i].len(),
                 unscored_samples: tally.unscored[i],
                 params: Map::new(),

@@ -407,3 +407,34 @@ async fn a_sandbox_whose_teardown_panics_as_its_sample_is_cancelled_does_not_end
     assert_eq!(read["header"]["status"], "cancelled");
     assert!(common::reference_keys(&read).is_empty());
 }
+
+/// A scorer whose name panics.
+struct Nameless;
+impl Scorer for Nameless {
+    fn name(&self) -> &str {
+        panic!("no name");
+    }
+
+    fn score<'a>(
+        &'a self,
+        _state: &'a TaskState,
+        _target: &'a Target,
+    ) -> BoxFuture<'a, Result<Score, ScoreError>> {
+        Box::pin(async { Ok(Score::new("C")) })
+    }
+}
+
+#[tokio::test]
+async fn a_scorer_whose_name_panics_is_an_error_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = Task::new("nameless", samples(&["a"]), Arc::new(Bomb)).scorer(Nameless);
+    let err = eval(&task, EvalOptions::new().log_dir(dir.path()))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, actuator_eval::EvalError::Panicked { .. }));
+    assert_eq!(
+        err.to_string(),
+        "Cannot start the evaluation: a scorer's name or metrics panicked: no name"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
