@@ -33,6 +33,10 @@ thread_local! {
 static HOOK: Once = Once::new();
 
 fn install_hook() {
+    // `set_hook` may not be called while the thread unwinds (a drop during a panic).
+    if std::thread::panicking() {
+        return;
+    }
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {

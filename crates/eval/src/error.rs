@@ -75,9 +75,9 @@ pub enum LogError {
     /// [`read_eval_log`](crate::read_eval_log) and the reference still read, every sample
     /// written before.
     #[error(
-        "Cannot write the log {path} while {action}: {source}. The log still holds the samples \
-         written before and reads as it did; free disk space (or make the file writable) and \
-         run the samples missing from it again."
+        "Cannot write the log {path} while {action}: {source}. The file keeps what was \
+         written before and still reads (read_eval_log, inspect view); free disk space, or \
+         make the file writable, and run the samples missing from it again."
     )]
     Write {
         /// The file.

@@ -118,7 +118,7 @@ impl LogWriter {
             journaled: 0,
             spool: None,
         };
-        const ACTION: &str = "starting the log";
+        const ACTION: &str = "starting the log (nothing was recorded; no file is left)";
         let started = match format {
             LogFormat::Eval => File::create(&path)
                 .map_err(write_err(&path, ACTION))
