@@ -70,6 +70,24 @@ pub enum LogError {
         #[source]
         source: std::io::Error,
     },
+    /// Writing the log failed part way (a full disk, a file that became unwritable). The file
+    /// was put back as it was before the failed write: it still holds, and
+    /// [`read_eval_log`](crate::read_eval_log) and the reference still read, every sample
+    /// written before.
+    #[error(
+        "Cannot write the log {path} while {action}: {source}. The file keeps what was \
+         written before and still reads (read_eval_log, inspect view); free disk space, or \
+         make the file writable, and run the samples missing from it again."
+    )]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What was being written.
+        action: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The zip container is broken.
     #[error("The log {path} is not a readable .eval file: {reason}")]
     Zip {
@@ -101,4 +119,11 @@ pub enum EvalError {
     /// The options are contradictory.
     #[error("Invalid evaluation options: {0}")]
     Options(String),
+    /// User code asked before any sample runs (a scorer's name or metrics) panicked; nothing
+    /// ran and no log was written.
+    #[error("Cannot start the evaluation: {message}")]
+    Panicked {
+        /// What panicked, and what it said.
+        message: String,
+    },
 }

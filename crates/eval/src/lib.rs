@@ -58,7 +58,10 @@ pub use task::{SandboxFactory, Task};
 pub mod log;
 pub use log::{LogFormat, read_eval_log};
 
+mod contain;
+mod options;
 mod progress;
 mod run;
 mod sample_run;
-pub use run::{EvalOptions, EvalRun, FailOnError, StopSignal, eval};
+pub use options::{EvalOptions, FailOnError, StopSignal};
+pub use run::{EvalRun, eval};

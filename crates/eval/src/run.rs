@@ -2,230 +2,24 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
 use actuator_events::unix_now;
 use actuator_model::{ModelUsage, new_id};
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
-use tokio::sync::watch;
 
+use crate::contain::contain_sync;
 use crate::error::EvalError;
-use crate::log::LogFormat;
 use crate::log::convert::{iso, now_iso};
 use crate::log::file::LogWriter;
 use crate::log::schema::{
     EvalDataset, EvalErrorInfo, EvalLog, EvalPlan, EvalResults, EvalScore, EvalSpec, EvalStats,
 };
+use crate::options::{EvalOptions, StopSignal};
 use crate::progress::Progress;
 use crate::sample_run::{SampleOutcome, add_usage, run_sample, usage_json};
 use crate::scorer::Metric;
 use crate::task::Task;
-
-/// When sample errors fail the whole evaluation (the reference's `fail_on_error`).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum FailOnError {
-    /// The first sample error fails the evaluation (the reference's default, `True`).
-    #[default]
-    Any,
-    /// Never: errors are recorded on their samples (`False`).
-    Never,
-    /// When more than this many samples fail (an integer ≥ 1).
-    Count(usize),
-    /// When more than this proportion of samples fail (a number below 1).
-    Fraction(f64),
-}
-
-impl FailOnError {
-    fn exceeded(self, errors: usize, total: usize) -> bool {
-        match self {
-            FailOnError::Any => errors > 0,
-            FailOnError::Never => false,
-            FailOnError::Count(n) => errors > n,
-            FailOnError::Fraction(f) => total > 0 && errors as f64 / total as f64 > f,
-        }
-    }
-
-    fn json(self) -> Value {
-        match self {
-            FailOnError::Any => json!(true),
-            FailOnError::Never => json!(false),
-            FailOnError::Count(n) => json!(n),
-            FailOnError::Fraction(f) => json!(f),
-        }
-    }
-}
-
-/// Stops an evaluation from outside: no new samples start; those running get the grace
-/// period, then are cancelled. Clones share the signal.
-#[derive(Debug, Clone)]
-pub struct StopSignal {
-    tx: Arc<watch::Sender<bool>>,
-}
-
-impl Default for StopSignal {
-    fn default() -> Self {
-        StopSignal {
-            tx: Arc::new(watch::channel(false).0),
-        }
-    }
-}
-
-impl StopSignal {
-    /// A signal not yet given.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Gives the signal.
-    pub fn stop(&self) {
-        self.tx.send_replace(true);
-    }
-
-    /// Whether it was given.
-    pub fn is_stopped(&self) -> bool {
-        *self.tx.borrow()
-    }
-
-    async fn stopped(&self) {
-        let mut rx = self.tx.subscribe();
-        // The sender lives as long as `self`: `wait_for` ends only when the signal is given.
-        let _ = rx.wait_for(|stopped| *stopped).await;
-    }
-}
-
-/// How an evaluation runs.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct EvalOptions {
-    /// The model's name in the log (`provider/model`); the solver brings its own model.
-    pub model: String,
-    /// Samples running at once (default 100: model calls are network-bound).
-    pub max_samples: usize,
-    /// When sample errors fail the evaluation.
-    pub fail_on_error: FailOnError,
-    /// Further attempts for a sample that errors.
-    pub retry_on_error: u32,
-    /// Where the log goes; `None`: no log file.
-    pub log_dir: Option<PathBuf>,
-    /// The log's format.
-    pub log_format: LogFormat,
-    /// Samples buffered before the log is written (the reference's `log_buffer`); a full
-    /// buffer is written at most once a second (at once when 100 buffers' worth wait), so a
-    /// crash loses at most the samples of the last second or so, and those in flight.
-    pub log_buffer: usize,
-    /// Shows progress (a bar on a terminal, lines otherwise).
-    pub progress: bool,
-    /// Stops the evaluation when given; with `ctrl_c`, Ctrl-C gives it.
-    pub stop: StopSignal,
-    /// Whether Ctrl-C stops the evaluation (as [`EvalOptions::stop`]).
-    pub ctrl_c: bool,
-    /// How long running samples may go on after a stop before they are cancelled.
-    pub grace: Duration,
-}
-
-impl Default for EvalOptions {
-    fn default() -> Self {
-        EvalOptions {
-            model: "none/none".into(),
-            max_samples: 100,
-            fail_on_error: FailOnError::Any,
-            retry_on_error: 0,
-            log_dir: None,
-            log_format: LogFormat::Eval,
-            log_buffer: 10,
-            progress: false,
-            stop: StopSignal::new(),
-            ctrl_c: false,
-            grace: Duration::from_secs(10),
-        }
-    }
-}
-
-impl EvalOptions {
-    /// Default options.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The model's name in the log.
-    #[must_use]
-    pub fn model(mut self, name: impl Into<String>) -> Self {
-        self.model = name.into();
-        self
-    }
-
-    /// Samples running at once (at least 1).
-    #[must_use]
-    pub fn max_samples(mut self, n: usize) -> Self {
-        self.max_samples = n.max(1);
-        self
-    }
-
-    /// When sample errors fail the evaluation.
-    #[must_use]
-    pub fn fail_on_error(mut self, policy: FailOnError) -> Self {
-        self.fail_on_error = policy;
-        self
-    }
-
-    /// Further attempts for a sample that errors.
-    #[must_use]
-    pub fn retry_on_error(mut self, retries: u32) -> Self {
-        self.retry_on_error = retries;
-        self
-    }
-
-    /// Writes the log in `dir`.
-    #[must_use]
-    pub fn log_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.log_dir = Some(dir.into());
-        self
-    }
-
-    /// The log's format.
-    #[must_use]
-    pub fn log_format(mut self, format: LogFormat) -> Self {
-        self.log_format = format;
-        self
-    }
-
-    /// Samples buffered before the log is written.
-    #[must_use]
-    pub fn log_buffer(mut self, n: usize) -> Self {
-        self.log_buffer = n.max(1);
-        self
-    }
-
-    /// Shows progress.
-    #[must_use]
-    pub fn progress(mut self, on: bool) -> Self {
-        self.progress = on;
-        self
-    }
-
-    /// Stops on Ctrl-C.
-    #[must_use]
-    pub fn ctrl_c(mut self, on: bool) -> Self {
-        self.ctrl_c = on;
-        self
-    }
-
-    /// The stop signal to obey.
-    #[must_use]
-    pub fn stop_signal(mut self, stop: StopSignal) -> Self {
-        self.stop = stop;
-        self
-    }
-
-    /// The grace period after a stop.
-    #[must_use]
-    pub fn grace(mut self, grace: Duration) -> Self {
-        self.grace = grace;
-        self
-    }
-}
 
 /// What an evaluation produced: the log's header (status, results, stats) and where the log
 /// is. The samples are in the log file ([`read_eval_log`](crate::read_eval_log)), not in memory.
@@ -250,7 +44,15 @@ impl EvalRun {
     }
 }
 
-fn spec(task: &Task, options: &EvalOptions, ids: Vec<crate::SampleId>) -> EvalSpec {
+/// A scorer's name and metrics, asked once (they are user code).
+type ScorerInfo = (String, Vec<Metric>);
+
+fn spec(
+    task: &Task,
+    options: &EvalOptions,
+    ids: Vec<crate::SampleId>,
+    scorers: &[ScorerInfo],
+) -> EvalSpec {
     let mut config = Map::new();
     config.insert("epochs".into(), json!(task.epochs));
     config.insert("fail_on_error".into(), options.fail_on_error.json());
@@ -278,15 +80,12 @@ fn spec(task: &Task, options: &EvalOptions, ids: Vec<crate::SampleId>) -> EvalSp
         config,
         packages,
         scorers: Some(
-            task.scorers
+            scorers
                 .iter()
-                .map(|s| {
-                    let metrics: Vec<Value> = s
-                        .metrics()
-                        .iter()
-                        .map(|m| json!({"name": m.name()}))
-                        .collect();
-                    json!({"name": s.name(), "metrics": metrics})
+                .map(|(name, metrics)| {
+                    let metrics: Vec<Value> =
+                        metrics.iter().map(|m| json!({"name": m.name()})).collect();
+                    json!({"name": name, "metrics": metrics})
                 })
                 .collect(),
         ),
@@ -324,22 +123,102 @@ impl Tally {
     }
 }
 
+/// The run's error when `fail_on_error` is reached: how many failed, and the error of the
+/// sample that reached it (as the reference records that sample's error on the log).
+fn fail_on_error_reached(
+    options: &EvalOptions,
+    errors: usize,
+    total: usize,
+    which: &str,
+    sample_error: Option<EvalErrorInfo>,
+) -> EvalErrorInfo {
+    let head = format!(
+        "{errors} of {total} samples failed (fail_on_error is {})",
+        options.fail_on_error.json()
+    );
+    match sample_error {
+        Some(e) => EvalErrorInfo::with_traceback(
+            format!("{head}; {which}: {}", e.message),
+            format!("{head}; {which}:\n{}", e.traceback),
+        ),
+        None => EvalErrorInfo::new(format!(
+            "{head}; the errors are on their samples in the log."
+        )),
+    }
+}
+
+/// Gives a stop signal on Ctrl-C while it lives.
+struct CtrlC(Option<tokio::task::JoinHandle<()>>);
+
+impl CtrlC {
+    /// Listens for Ctrl-C. The handler is in place when this returns (not when a task first
+    /// runs), so a Ctrl-C as the first sample starts stops the run rather than the process.
+    fn listen(stop: &StopSignal) -> Self {
+        #[cfg(unix)]
+        let interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .map(|mut s| async move { s.recv().await.is_some() });
+        #[cfg(not(unix))]
+        let interrupt: std::io::Result<_> = Ok(async { tokio::signal::ctrl_c().await.is_ok() });
+        match interrupt {
+            Ok(interrupted) => {
+                let stop = stop.clone();
+                CtrlC(Some(tokio::spawn(async move {
+                    if interrupted.await {
+                        stop.stop();
+                    }
+                })))
+            }
+            Err(e) => {
+                tracing::warn!("Ctrl-C will not stop the evaluation: {e}");
+                CtrlC(None)
+            }
+        }
+    }
+}
+
+impl Drop for CtrlC {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
+        }
+    }
+}
+
 /// Runs every sample of `task` (`epochs` times), at most `max_samples` at once, writing the log
 /// as samples finish; returns the header with results.
 ///
 /// Memory is bounded by `max_samples` (and the log buffer), not by the dataset: finished
 /// samples go to the log and only their scores are kept. A sample error fails the evaluation
-/// as `fail_on_error` says (status `error`, the samples written so far kept); a stop (the
-/// signal, or Ctrl-C with `ctrl_c`) starts no new samples and cancels running ones after the
-/// grace period (status `cancelled`). The log is readable in every case.
+/// as `fail_on_error` says (status `error`, the samples finished so far kept); a panic in the
+/// solver, a scorer or the sample's sandbox (made or torn down) is that sample's error, with
+/// the panic's message. A stop (the signal, or Ctrl-C with `ctrl_c`) starts no new samples and
+/// cancels running ones after the grace period (status `cancelled`).
+///
+/// # Errors
+///
+/// Before anything runs, an unusable dataset or log directory. During the run, a log that
+/// cannot be written (a full disk): the run stops, the log is ended as well as it can be
+/// (status `error` when there is room for its header), and the error is
+/// [`LogError::Write`](crate::LogError::Write). The log is readable, by
+/// [`read_eval_log`](crate::read_eval_log) and by the reference, in every case, with every
+/// sample written before the failure.
 pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalError> {
     let ids = task.dataset.ids()?;
+    let scorers = contain_sync("a scorer's name or metrics", || {
+        task.scorers
+            .iter()
+            .map(|s| (s.name().to_owned(), s.metrics()))
+            .collect::<Vec<ScorerInfo>>()
+    })
+    .map_err(|panicked| EvalError::Panicked {
+        message: panicked.message,
+    })?;
     let samples = &task.dataset.samples;
     let started = now_iso();
     let mut header = EvalLog {
         version: 2,
         status: "started".into(),
-        eval: spec(task, &options, ids.clone()),
+        eval: spec(task, &options, ids.clone(), &scorers),
         plan: EvalPlan {
             name: "plan".into(),
             steps: vec![json!({"solver": task.solver_name, "params": {}})],
@@ -367,14 +246,8 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     let total = samples.len() * task.epochs as usize;
     let progress = Progress::new(options.progress, &task.name, total);
     let stop = options.stop.clone();
-    if options.ctrl_c {
-        let on_signal = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.stop();
-            }
-        });
-    }
+    // In place before the first sample starts; gone when the evaluation ends.
+    let _ctrl_c = options.ctrl_c.then(|| CtrlC::listen(&stop));
     let mut tally = Tally {
         values: vec![Vec::new(); task.scorers.len()],
         unscored: vec![0; task.scorers.len()],
@@ -396,6 +269,7 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
 
     let mut status = "success";
     let mut failure = None;
+    let mut write_failure = None;
     let mut grace_deadline: Option<tokio::time::Instant> = None;
     loop {
         let next = match grace_deadline {
@@ -417,32 +291,46 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         let Some(outcome) = next else { break };
         tally.add(&outcome);
         progress.finished(outcome.failed, tally.tokens());
-        if let Some(w) = &mut writer {
-            w.sample(outcome.entry)?;
+        let sample_error = outcome.entry.error.clone();
+        let which = format!(
+            "sample {} (epoch {})",
+            outcome.entry.id, outcome.entry.epoch
+        );
+        if let Some(w) = &mut writer
+            && let Err(e) = w.sample(outcome.entry)
+        {
+            // The log cannot take more: end the run, and the log with what it holds.
+            status = "error";
+            failure = Some(EvalErrorInfo::new(e.to_string()));
+            write_failure = Some(e);
+            break;
         }
         if options.fail_on_error.exceeded(tally.errors, total) {
             status = "error";
-            failure = Some(EvalErrorInfo::new(format!(
-                "{} of {total} samples failed (fail_on_error is {}); the first error is on a sample in the log.",
+            failure = Some(fail_on_error_reached(
+                &options,
                 tally.errors,
-                options.fail_on_error.json()
-            )));
+                total,
+                &which,
+                sample_error,
+            ));
             break;
         }
     }
-    // Samples still running are cancelled by dropping them.
-    drop(running);
+    // Samples still running are cancelled by dropping them; what their sandboxes do as they
+    // go is user code.
+    if let Err(panicked) = contain_sync("a cancelled sample's teardown", || drop(running)) {
+        tracing::warn!("{}", panicked.message);
+    }
     progress.done();
 
-    let scores = task
-        .scorers
+    let scores = scorers
         .iter()
         .enumerate()
-        .map(|(i, scorer)| {
-            let metrics = scorer
-                .metrics()
-                .into_iter()
-                .map(|m: Metric| {
+        .map(|(i, (name, metrics))| {
+            let metrics = metrics
+                .iter()
+                .map(|m: &Metric| {
                     (
                         m.name().to_owned(),
                         json!({"name": m.name(), "value": m.compute(&tally.values[i]), "params": {}}),
@@ -450,8 +338,8 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
                 })
                 .collect();
             EvalScore {
-                name: scorer.name().to_owned(),
-                scorer: scorer.name().to_owned(),
+                name: name.clone(),
+                scorer: name.clone(),
                 scored_samples: tally.values[i].len(),
                 unscored_samples: tally.unscored[i],
                 params: Map::new(),
@@ -468,9 +356,11 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     });
     header.stats.completed_at = iso(unix_now());
     header.stats.model_usage = usage_json(&tally.usage);
-    let location = match writer {
-        Some(w) => Some(w.finish(&header)?),
-        None => None,
+    let location = match (writer.map(|w| w.finish(&header)), write_failure) {
+        // The first failure is the one to report: what the log holds is as it was before it.
+        (_, Some(first)) => return Err(first.into()),
+        (Some(finished), None) => Some(finished?),
+        (None, None) => None,
     };
     Ok(EvalRun {
         log: header,

@@ -2,13 +2,15 @@
 //! and the sample's log entry.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use actuator_agent::RunContext;
-use actuator_events::{Event, Score, unix_now};
+use actuator_events::{Event, EventSink, Score, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
 use serde_json::{Map, Value, json};
 
+use crate::contain::{contain, contain_sync};
 use crate::log::convert::{StampedLog, event_json, iso, limit_event};
 use crate::log::schema::{EvalErrorInfo, EvalSample, EvalSampleLimit};
 use crate::sample::{Sample, SampleId, SampleInput};
@@ -66,13 +68,13 @@ pub(crate) async fn run_sample(
     loop {
         let outcome = attempt_sample(task, sample, id, epoch).await;
         match outcome {
-            Err((partial, message)) if attempt < retries => {
+            Err((partial, error)) if attempt < retries => {
                 drop(partial);
-                error_retries.push(EvalErrorInfo::new(message));
+                error_retries.push(error);
                 attempt += 1;
             }
-            Err((mut partial, message)) => {
-                partial.entry.error = Some(EvalErrorInfo::new(message));
+            Err((mut partial, error)) => {
+                partial.entry.error = Some(error);
                 if !error_retries.is_empty() {
                     partial.entry.error_retries = Some(error_retries);
                 }
@@ -89,53 +91,78 @@ pub(crate) async fn run_sample(
     }
 }
 
-type Attempted = Result<SampleOutcome, (SampleOutcome, String)>;
+type Attempted = Result<SampleOutcome, (SampleOutcome, EvalErrorInfo)>;
+
+/// The sample's context: its events, its sandbox (made by the task's factory, a panic in
+/// which is the sample's error) and the task's limits.
+fn sample_context(task: &Task, log: Arc<dyn EventSink>) -> (RunContext, Option<EvalErrorInfo>) {
+    let base = RunContext::with_events(log);
+    let Some(make) = &task.sandbox else {
+        return (base.scoped(&task.limits), None);
+    };
+    match contain_sync("the sample's sandbox setup", || make()) {
+        Ok(Ok(handle)) => (base.with_resource(handle).scoped(&task.limits), None),
+        Ok(Err(e)) => (
+            base.scoped(&task.limits),
+            Some(EvalErrorInfo::new(format!(
+                "The sample's sandbox could not be made: {e}"
+            ))),
+        ),
+        Err(panicked) => (base.scoped(&task.limits), Some(panicked)),
+    }
+}
 
 async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32) -> Attempted {
     let started = unix_now();
     let log = StampedLog::new();
-    let mut cx = RunContext::with_events(log.clone());
-    let mut sandbox_error = None;
-    if let Some(make) = &task.sandbox {
-        match make() {
-            Ok(handle) => cx = cx.with_resource(handle),
-            Err(e) => sandbox_error = Some(format!("The sample's sandbox could not be made: {e}")),
-        }
-    }
-    let cx = cx.scoped(&task.limits);
+    let (cx, mut error) = sample_context(task, log.clone());
     let mut state = TaskState {
         messages: sample.input.to_messages(),
         metadata: sample.metadata.clone(),
         ..TaskState::default()
     };
     let mut limit = None;
-    let mut error = sandbox_error;
-    let solved = match error {
-        None => task.solver.solve(&mut state, &cx).await,
-        Some(_) => Ok(()),
-    };
-    match solved {
-        Ok(()) => {}
-        Err(e) => match e.limit() {
-            // The task's own limits end the sample normally: it is scored on what it did.
-            Some(l) if cx.owns(l) => limit = Some(l.clone()),
-            _ => error = Some(e.to_string()),
-        },
+    if error.is_none() {
+        // The solver's own work, and a panic in it (in `solve` or in polling its future).
+        match contain("the solver", async {
+            task.solver.solve(&mut state, &cx).await
+        })
+        .await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => match e.limit() {
+                // The task's own limits end the sample normally: it is scored on what it did.
+                Some(l) if cx.owns(l) => limit = Some(l.clone()),
+                _ => error = Some(EvalErrorInfo::new(e.to_string())),
+            },
+            Err(panicked) => error = Some(panicked),
+        }
     }
     let mut scores = Vec::with_capacity(task.scorers.len());
     let mut score_json = Map::new();
     if error.is_none() {
         for scorer in &task.scorers {
-            match scorer.score(&state, &sample.target).await {
-                Ok(score) => {
-                    score_json.insert(
-                        scorer.name().to_owned(),
-                        serde_json::to_value(&score).unwrap_or(Value::Null),
-                    );
+            // The scorer's name and its scoring are user code: a panic in either is contained.
+            let scored = match contain_sync("a scorer's name", || scorer.name().to_owned()) {
+                Ok(name) => {
+                    let what = format!("the scorer '{name}'");
+                    contain(&what, async { scorer.score(&state, &sample.target).await })
+                        .await
+                        .map(|score| (name, score))
+                }
+                Err(panicked) => Err(panicked),
+            };
+            match scored {
+                Ok((name, Ok(score))) => {
+                    score_json.insert(name, serde_json::to_value(&score).unwrap_or(Value::Null));
                     scores.push(Some(score));
                 }
-                Err(e) => {
-                    error = Some(e.to_string());
+                Ok((_, Err(e))) => {
+                    error = Some(EvalErrorInfo::new(e.to_string()));
+                    scores.push(None);
+                }
+                Err(panicked) => {
+                    error = Some(panicked);
                     scores.push(None);
                 }
             }
@@ -143,8 +170,12 @@ async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32)
     } else {
         scores.resize(task.scorers.len(), None);
     }
-    let completed = unix_now();
     let usage_so_far = cx.usage();
+    // The sandbox goes with the context: its teardown is user code too.
+    if let Err(panicked) = contain_sync("the sample's sandbox teardown", || drop(cx)) {
+        error.get_or_insert(panicked);
+    }
+    let completed = unix_now();
 
     let mut usage: BTreeMap<String, ModelUsage> = BTreeMap::new();
     let mut events = Vec::new();
@@ -210,6 +241,6 @@ async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32)
     };
     match error {
         None => Ok(outcome),
-        Some(message) => Err((outcome, message)),
+        Some(error) => Err((outcome, error)),
     }
 }

@@ -123,13 +123,30 @@ async fn fail_on_error_policies() {
     assert_eq!(never.log.results.as_ref().unwrap().completed_samples, 3);
     assert_eq!(never.score("includes").unwrap().unscored_samples, 2);
 
+    // As the reference's `_should_eval_fail`: a count is reached, not exceeded.
     let count = eval(
         &task(Echo::new(Duration::ZERO), &inputs),
-        EvalOptions::new().fail_on_error(FailOnError::Count(2)),
+        EvalOptions::new().fail_on_error(FailOnError::Count(3)),
     )
     .await
     .unwrap();
     assert_eq!(count.log.status, "success", "two errors are allowed");
+    let reached = eval(
+        &task(Echo::new(Duration::ZERO), &inputs),
+        EvalOptions::new()
+            .max_samples(1)
+            .fail_on_error(FailOnError::Count(2)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reached.log.status, "error", "two errors reach 2");
+    assert!(
+        reached.log.error.as_ref().unwrap().message.starts_with(
+            "2 of 5 samples failed (fail_on_error is 2); sample 4 (epoch 1): could not do broken 2"
+        ),
+        "{:?}",
+        reached.log.error
+    );
     let fraction = eval(
         &task(Echo::new(Duration::ZERO), &inputs),
         EvalOptions::new().fail_on_error(FailOnError::Fraction(0.3)),

@@ -6,21 +6,23 @@
 //! complete zip (the zip is reopened in append mode and its directory rewritten), so a crash
 //! loses at most the samples not yet flushed, and the reference reads an unfinished log from
 //! its journal. `.json` is one document; its samples are spooled to a side file as they finish
-//! and the document is assembled at the end.
+//! and the document is assembled at the end (in a side file, renamed over the log when whole).
+//!
+//! A write that fails part way (a full disk) leaves the file as it was before it: a flush
+//! overwrites the zip's old directory, so the writer keeps a copy of it and puts it back,
+//! cutting the file where it ended; the samples of the failed write stay buffered.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use zip::write::SimpleFileOptions;
-use zip::{CompressionMethod, ZipArchive, ZipWriter};
+use zip::{ZipArchive, ZipWriter};
 
 use crate::error::LogError;
-use crate::log::schema::{EvalLog, EvalSample};
+use crate::log::schema::{EvalErrorInfo, EvalLog, EvalSample};
+use crate::log::zip_append::{Append, write_entry, write_err, zip_write_err};
 
 /// The log file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -41,21 +43,21 @@ impl LogFormat {
     }
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LogError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LogError + '_ {
     move |source| LogError::Io {
         path: path.to_owned(),
         source,
     }
 }
 
-fn zip_err(path: &Path) -> impl FnOnce(zip::result::ZipError) -> LogError + '_ {
+pub(crate) fn zip_err(path: &Path) -> impl FnOnce(zip::result::ZipError) -> LogError + '_ {
     move |e| LogError::Zip {
         path: path.to_owned(),
         reason: e.to_string(),
     }
 }
 
-fn format_err(path: &Path, reason: impl std::fmt::Display) -> LogError {
+pub(crate) fn format_err(path: &Path, reason: impl std::fmt::Display) -> LogError {
     LogError::Format {
         path: path.to_owned(),
         reason: reason.to_string(),
@@ -77,18 +79,20 @@ pub(crate) struct LogWriter {
     buffer_size: usize,
     last_flush: Instant,
     journaled: usize,
-    spool: Option<(PathBuf, File)>,
+    /// The `.json` format's spooled samples, and the spool's length after the last whole write.
+    spool: Option<(PathBuf, File, u64)>,
 }
 
 impl LogWriter {
     /// Creates the file in `dir` (named as the reference names logs) and writes the start.
+    /// A start that cannot be written leaves no file.
     pub(crate) fn create(
         dir: &Path,
         start: &EvalLog,
         format: LogFormat,
         buffer_size: usize,
     ) -> Result<Self, LogError> {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        std::fs::create_dir_all(dir).map_err(write_err(dir, "making the log directory"))?;
         let stamp = start.eval.created.replace(':', "-");
         let stamp = stamp.split('.').next().unwrap_or(&stamp).to_owned() + "+00-00";
         let task: String = start
@@ -114,26 +118,38 @@ impl LogWriter {
             journaled: 0,
             spool: None,
         };
-        match format {
-            LogFormat::Eval => {
-                let file = File::create(&path).map_err(io(&path))?;
-                let mut zip = ZipWriter::new(file);
-                let body = serde_json::json!({"version": start.version, "eval": start.eval, "plan": start.plan});
-                write_entry(
-                    &mut zip,
-                    &path,
-                    "_journal/start.json",
-                    &to_json(&path, &body)?,
-                )?;
-                zip.finish().map_err(zip_err(&path))?;
-            }
+        const ACTION: &str = "starting the log (nothing was recorded; no file is left)";
+        let started = match format {
+            LogFormat::Eval => File::create(&path)
+                .map_err(write_err(&path, ACTION))
+                .and_then(|file| {
+                    let mut zip = ZipWriter::new(file);
+                    let body = serde_json::json!({"version": start.version, "eval": start.eval, "plan": start.plan});
+                    let body = to_json(&path, &body)?;
+                    write_entry(&mut zip, &path, "_journal/start.json", &body, ACTION)?;
+                    zip.finish().map_err(zip_write_err(&path, ACTION))?;
+                    Ok(())
+                }),
             LogFormat::Json => {
                 // The document itself is written at the end; until then it holds the start.
-                std::fs::write(&path, to_json(&path, start)?).map_err(io(&path))?;
                 let spool_path = path.with_extension("samples.jsonl");
-                let spool = File::create(&spool_path).map_err(io(&spool_path))?;
-                writer.spool = Some((spool_path, spool));
+                to_json(&path, start)
+                    .and_then(|doc| std::fs::write(&path, doc).map_err(write_err(&path, ACTION)))
+                    .and_then(|()| {
+                        let spool =
+                            File::create(&spool_path).map_err(write_err(&spool_path, ACTION))?;
+                        writer.spool = Some((spool_path.clone(), spool, 0));
+                        Ok(())
+                    })
+                    .inspect_err(|_| {
+                        let _ = std::fs::remove_file(&spool_path);
+                    })
             }
+        };
+        if let Err(e) = started {
+            // Nothing was recorded yet: a half-written start is no log.
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
         }
         Ok(writer)
     }
@@ -154,42 +170,62 @@ impl LogWriter {
         Ok(())
     }
 
-    /// Writes the buffered samples.
+    /// Writes the buffered samples; when that fails, the file is as it was and the samples
+    /// stay buffered.
     pub(crate) fn flush(&mut self) -> Result<(), LogError> {
         if self.buffer.is_empty() {
             return Ok(());
         }
         let samples = std::mem::take(&mut self.buffer);
-        let summaries: Vec<Value> = samples.iter().map(EvalSample::summary).collect();
-        match self.format {
-            LogFormat::Eval => {
-                let mut zip = self.reopen()?;
-                for s in &samples {
-                    let name = format!("samples/{}_epoch_{}.json", s.id, s.epoch);
-                    write_entry(&mut zip, &self.path, &name, &to_json(&self.path, s)?)?;
-                }
-                self.journaled += 1;
-                let name = format!("_journal/summaries/{}.json", self.journaled);
-                write_entry(
-                    &mut zip,
-                    &self.path,
-                    &name,
-                    &to_json(&self.path, &summaries)?,
-                )?;
-                finish(zip, &self.path)?;
-            }
-            LogFormat::Json => {
-                if let Some((spool_path, spool)) = &mut self.spool {
-                    for s in &samples {
-                        let mut line = to_json(spool_path, s)?;
-                        line.push(b'\n');
-                        spool.write_all(&line).map_err(io(spool_path))?;
-                    }
-                    spool.flush().map_err(io(spool_path))?;
-                }
-            }
+        let written = match self.format {
+            LogFormat::Eval => self.flush_eval(&samples),
+            LogFormat::Json => self.flush_json(&samples),
+        };
+        if let Err(e) = written {
+            self.buffer = samples;
+            return Err(e);
         }
         self.last_flush = Instant::now();
+        Ok(())
+    }
+
+    fn flush_eval(&mut self, samples: &[EvalSample]) -> Result<(), LogError> {
+        let action = format!("writing {} samples", samples.len());
+        let summaries: Vec<Value> = samples.iter().map(EvalSample::summary).collect();
+        let summaries = to_json(&self.path, &summaries)?;
+        let mut zip = Append::open(&self.path)?;
+        let journal = format!("_journal/summaries/{}.json", self.journaled + 1);
+        let written = samples
+            .iter()
+            .try_for_each(|s| {
+                let name = format!("samples/{}_epoch_{}.json", s.id, s.epoch);
+                zip.entry(&name, &to_json(&self.path, s)?, &action)
+            })
+            .and_then(|()| zip.entry(&journal, &summaries, &action));
+        zip.end(written, &action)?;
+        self.journaled += 1;
+        Ok(())
+    }
+
+    fn flush_json(&mut self, samples: &[EvalSample]) -> Result<(), LogError> {
+        let Some((spool_path, spool, whole)) = &mut self.spool else {
+            return Ok(());
+        };
+        let action = format!("spooling {} samples", samples.len());
+        let mut lines = Vec::new();
+        for s in samples {
+            lines.extend(to_json(spool_path, s)?);
+            lines.push(b'\n');
+        }
+        let written = spool.write_all(&lines).and_then(|()| spool.flush());
+        if let Err(source) = written {
+            // Cut the spool back to its last whole line.
+            let _ = spool
+                .set_len(*whole)
+                .and_then(|()| spool.seek(SeekFrom::Start(*whole)).map(drop));
+            return Err(write_err(spool_path, action)(source));
+        }
+        *whole += lines.len() as u64;
         Ok(())
     }
 
@@ -220,210 +256,94 @@ impl LogWriter {
         Ok(out)
     }
 
-    fn reopen(&self) -> Result<ZipWriter<AppendAtDirectory>, LogError> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&self.path)
-            .map_err(io(&self.path))?;
-        let directory = ZipArchive::new(&file)
-            .map_err(zip_err(&self.path))?
-            .central_directory_start();
-        let armed = Arc::new(AtomicBool::new(false));
-        let append = AppendAtDirectory {
-            file,
-            directory: Some(directory),
-            armed: Arc::clone(&armed),
+    /// Writes what is left and the final header. Samples that cannot be written are left
+    /// out, and the header then says why (status `error`); a header that cannot be written
+    /// leaves the file as it was after the last whole write (a `.eval` log then reads from its
+    /// journal, `started`). Either way the first failure is returned.
+    pub(crate) fn finish(mut self, header: &EvalLog) -> Result<PathBuf, LogError> {
+        let unflushed = self.flush().err();
+        let ended = match &unflushed {
+            None => self.write_end(header),
+            Some(e) => {
+                let mut failed = header.clone();
+                failed.status = "error".into();
+                failed.error = Some(EvalErrorInfo::new(e.to_string()));
+                self.write_end(&failed)
+            }
         };
-        let zip = ZipWriter::new_append(append).map_err(zip_err(&self.path))?;
-        // The archive is read; the writer's next position lands on the old directory.
-        armed.store(true, Ordering::SeqCst);
-        Ok(zip)
+        match (unflushed, ended) {
+            (Some(first), _) | (None, Err(first)) => Err(first),
+            (None, Ok(())) => Ok(self.path),
+        }
     }
 
-    /// Writes what is left and the final header.
-    pub(crate) fn finish(mut self, header: &EvalLog) -> Result<PathBuf, LogError> {
-        self.flush()?;
+    /// Writes the summaries and the header (`.eval`), or the document (`.json`).
+    fn write_end(&mut self, header: &EvalLog) -> Result<(), LogError> {
+        const ACTION: &str = "finishing the log";
         match self.format {
             LogFormat::Eval => {
-                let mut zip = self.reopen()?;
                 let summaries = self.journaled_summaries()?;
-                write_entry(&mut zip, &self.path, "summaries.json", &summaries)?;
-                write_entry(
-                    &mut zip,
-                    &self.path,
-                    "header.json",
-                    &to_json(&self.path, header)?,
-                )?;
-                finish(zip, &self.path)?;
+                let header = to_json(&self.path, header)?;
+                let mut zip = Append::open(&self.path)?;
+                let written = zip
+                    .entry("summaries.json", &summaries, ACTION)
+                    .and_then(|()| zip.entry("header.json", &header, ACTION));
+                zip.end(written, ACTION)?;
             }
             LogFormat::Json => {
-                let Some((spool_path, spool)) = self.spool.take() else {
-                    return Ok(self.path);
+                let Some((spool_path, spool, _)) = self.spool.take() else {
+                    return Ok(());
                 };
                 drop(spool);
                 let mut doc = header.clone();
                 doc.samples = None;
-                let mut head = to_json(&self.path, &doc)?;
-                // `{...}` → `{..., "samples": [<spooled lines>]}`
-                head.pop();
-                let mut out = File::create(&self.path).map_err(io(&self.path))?;
-                out.write_all(&head).map_err(io(&self.path))?;
-                out.write_all(b",\"samples\":[").map_err(io(&self.path))?;
-                let reader = BufReader::new(File::open(&spool_path).map_err(io(&spool_path))?);
-                for (i, line) in reader.lines().enumerate() {
-                    let line = line.map_err(io(&spool_path))?;
-                    if i > 0 {
-                        out.write_all(b",").map_err(io(&self.path))?;
-                    }
-                    out.write_all(line.as_bytes()).map_err(io(&self.path))?;
+                // Assembled beside the log and renamed over it when whole: a failure leaves
+                // the log as it was, and the samples in the spool.
+                let partial = self.path.with_extension("json.partial");
+                let action = format!(
+                    "finishing the log (the samples finished so far are in {})",
+                    spool_path.display()
+                );
+                let assembled = assemble(&doc, &spool_path, &partial, &action).and_then(|()| {
+                    std::fs::rename(&partial, &self.path)
+                        .map_err(write_err(&self.path, action.as_str()))
+                });
+                if let Err(e) = assembled {
+                    let _ = std::fs::remove_file(&partial);
+                    return Err(e);
                 }
-                out.write_all(b"]}").map_err(io(&self.path))?;
-                out.flush().map_err(io(&self.path))?;
                 std::fs::remove_file(&spool_path).map_err(io(&spool_path))?;
             }
-        }
-        Ok(self.path)
-    }
-}
-
-/// Writes the directory and cuts the file where it ends (a rewritten directory can end before
-/// the old one did).
-fn finish(zip: ZipWriter<AppendAtDirectory>, path: &Path) -> Result<(), LogError> {
-    let mut inner = zip.finish().map_err(zip_err(path))?;
-    let end = inner.file.stream_position().map_err(io(path))?;
-    inner.file.set_len(end).map_err(io(path))
-}
-
-/// The log file, reopened for appending so that new entries overwrite the old central
-/// directory, as Python's `zipfile` does in append mode. The zip crate's `new_append` goes on
-/// after the old directory, which would leave a dead copy of it at every flush (quadratic
-/// growth over a long run); this wrapper moves the first write position back onto it.
-struct AppendAtDirectory {
-    file: File,
-    directory: Option<u64>,
-    armed: Arc<AtomicBool>,
-}
-
-impl AppendAtDirectory {
-    fn reposition(&mut self) -> std::io::Result<()> {
-        if self.armed.load(Ordering::SeqCst)
-            && let Some(at) = self.directory.take()
-        {
-            self.file.seek(SeekFrom::Start(at))?;
         }
         Ok(())
     }
 }
 
-impl Read for AppendAtDirectory {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.reposition()?;
-        self.file.read(buf)
-    }
-}
-
-impl Write for AppendAtDirectory {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.reposition()?;
-        self.file.write(buf)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-}
-
-impl Seek for AppendAtDirectory {
-    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
-        match pos {
-            // A relative move starts from where the next entry goes.
-            SeekFrom::Current(_) => self.reposition()?,
-            // An absolute one knows where it is going.
-            _ => {
-                if self.armed.load(Ordering::SeqCst) {
-                    self.directory = None;
-                }
-            }
-        }
-        self.file.seek(pos)
-    }
-}
-
-fn write_entry<W: Write + Seek>(
-    zip: &mut ZipWriter<W>,
-    path: &Path,
-    name: &str,
-    body: &[u8],
+/// Writes the `.json` document `doc` with the spooled samples to `out`.
+fn assemble(
+    doc: &EvalLog,
+    spool_path: &Path,
+    out_path: &Path,
+    action: &str,
 ) -> Result<(), LogError> {
-    let options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
-    zip.start_file(name, options).map_err(zip_err(path))?;
-    zip.write_all(body).map_err(io(path))
-}
-
-/// Reads a log either format, with its samples in id and epoch order.
-///
-/// A `.eval` log that was not finished (no `header.json`) is read from its journal: its
-/// status is `started` and it has the samples flushed so far.
-pub fn read_eval_log(path: impl AsRef<Path>) -> Result<EvalLog, LogError> {
-    let path = path.as_ref();
-    let mut log = if path.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read(path).map_err(io(path))?;
-        serde_json::from_slice::<EvalLog>(&text).map_err(|e| format_err(path, e))?
-    } else {
-        let file = File::open(path).map_err(io(path))?;
-        let mut zip = ZipArchive::new(file).map_err(zip_err(path))?;
-        let read = |zip: &mut ZipArchive<File>, name: &str| -> Result<Option<Vec<u8>>, LogError> {
-            let mut entry = match zip.by_name(name) {
-                Ok(e) => e,
-                Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-                Err(e) => return Err(zip_err(path)(e)),
-            };
-            let mut body = Vec::new();
-            entry.read_to_end(&mut body).map_err(io(path))?;
-            Ok(Some(body))
-        };
-        let mut log = match read(&mut zip, "header.json")? {
-            Some(body) => {
-                serde_json::from_slice::<EvalLog>(&body).map_err(|e| format_err(path, e))?
-            }
-            None => {
-                let body = read(&mut zip, "_journal/start.json")?.ok_or_else(|| {
-                    format_err(
-                        path,
-                        "neither header.json nor _journal/start.json is present",
-                    )
-                })?;
-                let mut start: serde_json::Map<String, Value> =
-                    serde_json::from_slice(&body).map_err(|e| format_err(path, e))?;
-                start.insert("status".into(), "started".into());
-                start.insert(
-                    "stats".into(),
-                    serde_json::json!({"started_at": "", "completed_at": ""}),
-                );
-                serde_json::from_value::<EvalLog>(Value::Object(start))
-                    .map_err(|e| format_err(path, e))?
-            }
-        };
-        let names: Vec<String> = zip
-            .file_names()
-            .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
-            .map(str::to_owned)
-            .collect();
-        let mut samples = Vec::with_capacity(names.len());
-        for name in names {
-            if let Some(body) = read(&mut zip, &name)? {
-                samples.push(
-                    serde_json::from_slice::<EvalSample>(&body)
-                        .map_err(|e| format_err(path, format!("{name}: {e}")))?,
-                );
-            }
+    let mut head = to_json(out_path, doc)?;
+    // `{...}` → `{..., "samples": [<spooled lines>]}`
+    head.pop();
+    let fail = |e| write_err(out_path, action)(e);
+    let mut out = std::io::BufWriter::new(File::create(out_path).map_err(fail)?);
+    out.write_all(&head).map_err(fail)?;
+    out.write_all(b",\"samples\":[").map_err(fail)?;
+    let reader = BufReader::new(File::open(spool_path).map_err(io(spool_path))?);
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(io(spool_path))?;
+        if i > 0 {
+            out.write_all(b",").map_err(fail)?;
         }
-        log.samples = Some(samples);
-        log
-    };
-    if let Some(samples) = &mut log.samples {
-        samples.sort_by(|a, b| (&a.id, a.epoch).cmp(&(&b.id, b.epoch)));
+        out.write_all(line.as_bytes()).map_err(fail)?;
     }
-    Ok(log)
+    out.write_all(b"]}").map_err(fail)?;
+    out.into_inner()
+        .map_err(|e| fail(e.into_error()))?
+        .sync_all()
+        .map_err(fail)
 }

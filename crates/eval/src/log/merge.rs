@@ -7,7 +7,8 @@ use actuator_events::Score;
 use serde_json::{Map, Value, json};
 
 use crate::error::LogError;
-use crate::log::file::{LogFormat, LogWriter, read_eval_log};
+use crate::log::file::{LogFormat, LogWriter};
+use crate::log::read::read_eval_log;
 use crate::log::schema::{EvalLog, EvalResults, EvalScore};
 use crate::scorer::Metric;
 

@@ -4,7 +4,10 @@
 pub(crate) mod convert;
 pub(crate) mod file;
 mod merge;
+mod read;
 pub mod schema;
+mod zip_append;
 
-pub use file::{LogFormat, read_eval_log};
+pub use file::LogFormat;
 pub use merge::merge_logs;
+pub use read::read_eval_log;

@@ -161,6 +161,15 @@ impl EvalErrorInfo {
             message,
         }
     }
+
+    pub(crate) fn with_traceback(message: impl Into<String>, traceback: impl Into<String>) -> Self {
+        let traceback = traceback.into();
+        EvalErrorInfo {
+            message: message.into(),
+            traceback_ansi: traceback.clone(),
+            traceback,
+        }
+    }
 }
 
 /// The limit a sample hit.

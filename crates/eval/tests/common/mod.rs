@@ -151,3 +151,58 @@ pub fn inspect_python() -> Option<PathBuf> {
     );
     None
 }
+
+/// Reads `log` with the reference's own `read_eval_log` (`tests/inspect/check_log.py`): its
+/// header and samples as the reference sees them. Panics when the reference cannot read it;
+/// `None` (the check skipped, printing why) only outside CI, without the reference's Python.
+pub fn reference_read(log: &std::path::Path) -> Option<serde_json::Value> {
+    let python = inspect_python()?;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/inspect/check_log.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the reference cannot read {}: {}",
+        log.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// The `(id, epoch)` of every sample the reference read, in its order.
+pub fn reference_keys(read: &serde_json::Value) -> Vec<(String, u64)> {
+    read["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].to_string().trim_matches('"').to_owned(),
+                s["epoch"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Reads every log of `logs` with the reference's own `read_eval_log`, in one Python
+/// (`tests/inspect/check_logs.py`): per log, its status, its error and its samples as
+/// `[id, epoch, error]`. Panics when the reference cannot read one; `None` only outside CI,
+/// without the reference's Python.
+pub fn reference_read_all(logs: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
+    let python = inspect_python()?;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/inspect/check_logs.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .args(logs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the reference cannot read one of {logs:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}

@@ -26,6 +26,7 @@ def main(path: str) -> None:
             "dataset_samples": header.eval.dataset.samples,
             "results": dump(header.results) if header.results else None,
             "stats": dump(header.stats),
+            "error": header.error.message if header.error else None,
         },
         "samples": [
             {
@@ -39,6 +40,7 @@ def main(path: str) -> None:
                 "events": [dump(e) for e in s.events],
                 "limit": dump(s.limit) if s.limit else None,
                 "error": s.error.message if s.error else None,
+                "traceback": s.error.traceback if s.error else None,
                 "model_usage": {k: dump(v) for k, v in s.model_usage.items()},
             }
             for s in (log.samples or [])

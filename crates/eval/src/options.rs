@@ -1,0 +1,217 @@
+//! How an evaluation runs: concurrency, `fail_on_error`, retries, the log, a stop.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use crate::log::LogFormat;
+
+/// When sample errors fail the whole evaluation (the reference's `fail_on_error`, with its
+/// thresholds: the evaluation fails once the errors *reach* a count or a proportion).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum FailOnError {
+    /// The first sample error fails the evaluation (the reference's default, `True`).
+    #[default]
+    Any,
+    /// Never: errors are recorded on their samples (`False`).
+    Never,
+    /// When this many samples have failed (an integer ≥ 1; `Count(1)` is `Any`).
+    Count(usize),
+    /// When this proportion of the samples has failed (a number below 1).
+    Fraction(f64),
+}
+
+impl FailOnError {
+    /// Whether `errors` failed samples out of `total` fail the evaluation (the reference's
+    /// `_should_eval_fail`).
+    pub(crate) fn exceeded(self, errors: usize, total: usize) -> bool {
+        match self {
+            FailOnError::Any => errors > 0,
+            FailOnError::Never => false,
+            FailOnError::Count(n) => errors > 0 && errors >= n,
+            FailOnError::Fraction(f) => errors > 0 && errors as f64 >= f * total as f64,
+        }
+    }
+
+    pub(crate) fn json(self) -> Value {
+        match self {
+            FailOnError::Any => json!(true),
+            FailOnError::Never => json!(false),
+            FailOnError::Count(n) => json!(n),
+            FailOnError::Fraction(f) => json!(f),
+        }
+    }
+}
+
+/// Stops an evaluation from outside: no new samples start; those running get the grace
+/// period, then are cancelled. Clones share the signal.
+#[derive(Debug, Clone)]
+pub struct StopSignal {
+    tx: Arc<watch::Sender<bool>>,
+}
+
+impl Default for StopSignal {
+    fn default() -> Self {
+        StopSignal {
+            tx: Arc::new(watch::channel(false).0),
+        }
+    }
+}
+
+impl StopSignal {
+    /// A signal not yet given.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Gives the signal.
+    pub fn stop(&self) {
+        self.tx.send_replace(true);
+    }
+
+    /// Whether it was given.
+    pub fn is_stopped(&self) -> bool {
+        *self.tx.borrow()
+    }
+
+    pub(crate) async fn stopped(&self) {
+        let mut rx = self.tx.subscribe();
+        // The sender lives as long as `self`: `wait_for` ends only when the signal is given.
+        let _ = rx.wait_for(|stopped| *stopped).await;
+    }
+}
+
+/// How an evaluation runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct EvalOptions {
+    /// The model's name in the log (`provider/model`); the solver brings its own model.
+    pub model: String,
+    /// Samples running at once (default 100: model calls are network-bound).
+    pub max_samples: usize,
+    /// When sample errors fail the evaluation.
+    pub fail_on_error: FailOnError,
+    /// Further attempts for a sample that errors.
+    pub retry_on_error: u32,
+    /// Where the log goes; `None`: no log file.
+    pub log_dir: Option<PathBuf>,
+    /// The log's format.
+    pub log_format: LogFormat,
+    /// Samples buffered before the log is written (the reference's `log_buffer`); a full
+    /// buffer is written at most once a second (at once when 100 buffers' worth wait), so a
+    /// crash loses at most the samples of the last second or so, and those in flight.
+    pub log_buffer: usize,
+    /// Shows progress (a bar on a terminal, lines otherwise).
+    pub progress: bool,
+    /// Stops the evaluation when given; with `ctrl_c`, Ctrl-C gives it.
+    pub stop: StopSignal,
+    /// Whether Ctrl-C stops the evaluation (as [`EvalOptions::stop`]).
+    pub ctrl_c: bool,
+    /// How long running samples may go on after a stop before they are cancelled.
+    pub grace: Duration,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            model: "none/none".into(),
+            max_samples: 100,
+            fail_on_error: FailOnError::Any,
+            retry_on_error: 0,
+            log_dir: None,
+            log_format: LogFormat::Eval,
+            log_buffer: 10,
+            progress: false,
+            stop: StopSignal::new(),
+            ctrl_c: false,
+            grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl EvalOptions {
+    /// Default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The model's name in the log.
+    #[must_use]
+    pub fn model(mut self, name: impl Into<String>) -> Self {
+        self.model = name.into();
+        self
+    }
+
+    /// Samples running at once (at least 1).
+    #[must_use]
+    pub fn max_samples(mut self, n: usize) -> Self {
+        self.max_samples = n.max(1);
+        self
+    }
+
+    /// When sample errors fail the evaluation.
+    #[must_use]
+    pub fn fail_on_error(mut self, policy: FailOnError) -> Self {
+        self.fail_on_error = policy;
+        self
+    }
+
+    /// Further attempts for a sample that errors.
+    #[must_use]
+    pub fn retry_on_error(mut self, retries: u32) -> Self {
+        self.retry_on_error = retries;
+        self
+    }
+
+    /// Writes the log in `dir`.
+    #[must_use]
+    pub fn log_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.log_dir = Some(dir.into());
+        self
+    }
+
+    /// The log's format.
+    #[must_use]
+    pub fn log_format(mut self, format: LogFormat) -> Self {
+        self.log_format = format;
+        self
+    }
+
+    /// Samples buffered before the log is written.
+    #[must_use]
+    pub fn log_buffer(mut self, n: usize) -> Self {
+        self.log_buffer = n.max(1);
+        self
+    }
+
+    /// Shows progress.
+    #[must_use]
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
+    }
+
+    /// Stops on Ctrl-C.
+    #[must_use]
+    pub fn ctrl_c(mut self, on: bool) -> Self {
+        self.ctrl_c = on;
+        self
+    }
+
+    /// The stop signal to obey.
+    #[must_use]
+    pub fn stop_signal(mut self, stop: StopSignal) -> Self {
+        self.stop = stop;
+        self
+    }
+
+    /// The grace period after a stop.
+    #[must_use]
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+}
