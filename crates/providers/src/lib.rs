@@ -36,6 +36,8 @@ mod http;
 mod options;
 mod registry;
 mod retry;
+mod secrets;
+mod sse;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
@@ -50,6 +52,7 @@ pub use openai::OpenAiChat;
 pub use options::ModelOptions;
 pub use registry::{get_model, get_model_with};
 pub use retry::RetryPolicy;
+pub use sse::DEFAULT_MAX_SSE_EVENT_BYTES;
 
 /// Entry points for the fuzz target `fuzz/fuzz_targets/provider_parsers.rs`: every parser a
 /// provider applies to bytes from the network, without the HTTP around it. Not part of the
