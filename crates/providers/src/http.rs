@@ -98,8 +98,10 @@ impl Transport {
             url_secrets.scrub_error(&mut error);
             error
         };
-        let parsed =
-            parsed.map_err(|e| invalid(format!("the base URL `{base_url}` is not a URL: {e}")))?;
+        let parsed = parsed.map_err(|e| {
+            let shown = crate::secrets::without_user_info(&base_url);
+            invalid(format!("the base URL `{shown}` is not a URL: {e}"))
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(invalid(format!(
                 "the base URL `{base_url}` must start with http:// or https://"
@@ -145,6 +147,13 @@ impl Transport {
         let mut url = self.base_url.clone();
         self.secrets.scrub(&mut url);
         url
+    }
+
+    /// `error` for the caller, with every credential redacted from its texts (a response
+    /// body quoted in a parse error may echo the key).
+    pub(crate) fn model_error(&self, mut error: ProviderError) -> actuator_model::ModelError {
+        self.secrets.scrub_error(&mut error);
+        error.into()
     }
 
     /// The URL of an endpoint (`/chat/completions`, `/v1/messages`).

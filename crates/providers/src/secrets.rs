@@ -71,6 +71,17 @@ pub(crate) fn is_secret_header(name: &HeaderName) -> bool {
             .any(|word| name.contains(word))
 }
 
+/// `url` (one that may not parse) with whatever precedes an `@` in its authority replaced:
+/// `http://user:password@host/x` is `http://***@host/x`.
+pub(crate) fn without_user_info(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    match url[start..end].rfind('@') {
+        Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
+        None => url.to_owned(),
+    }
+}
+
 /// The secret values of one transport, and what replaces them in texts.
 #[derive(Clone, Default)]
 pub(crate) struct Secrets(Arc<[(String, &'static str)]>);
@@ -140,6 +151,47 @@ impl Secrets {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn debug_of_a_transport_shows_header_names_and_no_secret() {
+        let options = crate::ModelOptions::new();
+        let headers = [
+            ("x-api-key".to_owned(), "sk-in-debug-1".to_owned()),
+            (
+                "authorization".to_owned(),
+                "Bearer sk-in-debug-2".to_owned(),
+            ),
+            ("x-custom-token".to_owned(), "tok-in-debug-3".to_owned()),
+        ];
+        let transport = crate::http::Transport::new(
+            "Test".into(),
+            "TEST_API_KEY".into(),
+            "http://me:pw-in-debug-4@127.0.0.1:9/v1",
+            &headers,
+            &options,
+        )
+        .unwrap();
+        let text = format!("{transport:?} {transport:#?}");
+        for secret in [
+            "sk-in-debug-1",
+            "sk-in-debug-2",
+            "tok-in-debug-3",
+            "pw-in-debug-4",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(
+            text.contains("x-custom-token") && text.contains("127.0.0.1:9"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn user_info_is_cut_from_urls_that_do_not_parse() {
+        assert_eq!(without_user_info("http://u:p@[::1/v1"), "http://***@[::1/v1");
+        assert_eq!(without_user_info("u:p@h"), "***@h");
+        assert_eq!(without_user_info("http://h/a@b"), "http://h/a@b");
+    }
 
     #[test]
     fn secret_headers_are_recognised() {

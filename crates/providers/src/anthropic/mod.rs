@@ -188,7 +188,7 @@ impl Model for AnthropicMessages {
         Box::pin(async move {
             self.run(input, tools, tool_choice, config)
                 .await
-                .map_err(ModelError::from)
+                .map_err(|e| self.transport.model_error(e))
         })
     }
 }

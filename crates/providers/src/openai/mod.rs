@@ -274,7 +274,7 @@ impl Model for OpenAiChat {
         Box::pin(async move {
             self.run(input, tools, tool_choice, config)
                 .await
-                .map_err(ModelError::from)
+                .map_err(|e| self.transport.model_error(e))
         })
     }
 }
