@@ -90,20 +90,26 @@ pub(crate) fn secrets(
     all
 }
 
-/// What precedes an `@` in `url`'s authority (`user:password`), if anything.
-fn user_info(url: &str) -> Option<&str> {
+/// Where the user information of `url` (`user:password` before an `@` in its authority)
+/// starts and ends, if it has any.
+fn user_info_range(url: &str) -> Option<(usize, usize)> {
     let start = url.find("://").map_or(0, |i| i + 3);
     let end = url[start..]
         .find(['/', '?', '#'])
         .map_or(url.len(), |i| start + i);
     let at = url[start..end].rfind('@')?;
-    Some(&url[start..start + at])
+    Some((start, start + at))
+}
+
+/// The user information of `url`, if any.
+fn user_info(url: &str) -> Option<&str> {
+    user_info_range(url).map(|(from, to)| &url[from..to])
 }
 
 /// `url` with its user information replaced by `***`, for messages and `Debug`.
 pub(crate) fn shown_url(url: &str) -> String {
-    match user_info(url) {
-        Some(info) if !info.is_empty() => url.replacen(info, "***", 1),
+    match user_info_range(url) {
+        Some((from, to)) if from < to => format!("{}***{}", &url[..from], &url[to..]),
         _ => url.to_owned(),
     }
 }
@@ -141,5 +147,6 @@ mod tests {
         );
         assert_eq!(shown_url(url), "http://***@127.0.0.1:9/mcp");
         assert_eq!(shown_url("http://h/a@b"), "http://h/a@b");
+        assert_eq!(shown_url("http://http@h/"), "http://***@h/");
     }
 }

@@ -75,7 +75,9 @@ pub(crate) fn is_secret_header(name: &HeaderName) -> bool {
 /// `http://user:password@host/x` is `http://***@host/x`.
 pub(crate) fn without_user_info(url: &str) -> String {
     let start = url.find("://").map_or(0, |i| i + 3);
-    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
     match url[start..end].rfind('@') {
         Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
         None => url.to_owned(),
@@ -188,7 +190,10 @@ mod tests {
 
     #[test]
     fn user_info_is_cut_from_urls_that_do_not_parse() {
-        assert_eq!(without_user_info("http://u:p@[::1/v1"), "http://***@[::1/v1");
+        assert_eq!(
+            without_user_info("http://u:p@[::1/v1"),
+            "http://***@[::1/v1"
+        );
         assert_eq!(without_user_info("u:p@h"), "***@h");
         assert_eq!(without_user_info("http://h/a@b"), "http://h/a@b");
     }
