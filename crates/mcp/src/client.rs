@@ -256,7 +256,10 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
             if let Some(token) = bearer {
                 config = config.auth_header(token.clone());
             }
-            let client = crate::http_client::client(&server.name, url, roots)?;
+            let client = crate::guarded::Guarded::new(
+                crate::http_client::client(&server.name, url, roots, server.secrets())?,
+                server.secrets(),
+            );
             let transport = StreamableHttpClientTransport::with_client(client, config);
             handler
                 .serve(Observed {
@@ -282,23 +285,35 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
 fn handshake_error(server: &McpServer, error: &rmcp::service::ClientInitializeError) -> McpError {
     use rmcp::service::ClientInitializeError;
     use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // A server may echo a credential back (a 401 quoting the token): never pass it on.
+    let secrets = server.secrets();
+    let scrub = |text: &str| crate::redirect::scrub(&secrets, text);
     if let ClientInitializeError::TransportError { error, context } = error {
         // rmcp keeps the HTTP client's error as a value, not a source: look for it.
         let reason = match error
             .error
             .downcast_ref::<StreamableHttpError<reqwest::Error>>()
         {
-            Some(StreamableHttpError::Client(e)) => with_causes(e),
+            Some(StreamableHttpError::Client(e)) => {
+                if let Some(refused) = crate::redirect::refused_redirect(e) {
+                    return McpError::RedirectRefused {
+                        server: server.name.clone(),
+                        from: scrub(&refused.from),
+                        to: scrub(&refused.to),
+                    };
+                }
+                with_causes(e)
+            }
             Some(other) => with_causes(other),
             None => with_causes(&*error.error),
         };
         return McpError::Connect {
             server: server.name.clone(),
-            reason: format!("{reason} ({context})"),
+            reason: scrub(&format!("{reason} ({context})")),
         };
     }
     McpError::Handshake {
         server: server.name.clone(),
-        reason: with_causes(error),
+        reason: scrub(&with_causes(error)),
     }
 }

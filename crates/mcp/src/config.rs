@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use crate::progress::{McpProgress, ProgressObserver};
 
-/// How the client reaches a server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How the client reaches a server. Its `Debug` shows header names, not values, and neither
+/// the bearer token nor the URL's user information.
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) enum Transport {
     Stdio {
         command: String,
@@ -24,6 +25,41 @@ pub(crate) enum Transport {
         /// Extra trusted roots, PEM (HTTPS only).
         roots: Vec<Vec<u8>>,
     },
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                // Environment values are often keys.
+                .field("env", &env.keys().collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            Transport::Http {
+                url,
+                headers,
+                bearer,
+                roots,
+            } => f
+                .debug_struct("Http")
+                .field("url", &crate::redirect::shown_url(url))
+                .field(
+                    "headers",
+                    &headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                )
+                .field("bearer", &bearer.as_ref().map(|_| "<set>"))
+                .field("roots", &roots.len())
+                .finish(),
+        }
+    }
 }
 
 /// An MCP server to connect to: over stdio (a child process the client starts and kills when
@@ -95,7 +131,7 @@ impl McpServer {
     pub fn http(url: impl Into<String>) -> Self {
         let url = url.into();
         McpServer {
-            name: url.clone(),
+            name: crate::redirect::shown_url(&url),
             transport: Transport::Http {
                 url,
                 headers: Vec::new(),
@@ -106,6 +142,19 @@ impl McpServer {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             parallel: true,
             progress: None,
+        }
+    }
+
+    /// The secrets of these settings, longest first, to redact from error texts.
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        match &self.transport {
+            Transport::Http {
+                url,
+                headers,
+                bearer,
+                ..
+            } => crate::redirect::secrets(url, headers, bearer.as_deref()),
+            Transport::Stdio { .. } => Vec::new(),
         }
     }
 

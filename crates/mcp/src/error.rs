@@ -42,6 +42,19 @@ pub enum McpError {
         /// Why.
         reason: String,
     },
+    /// The server answered with a redirect to another origin (scheme, host or port), which is
+    /// not followed: the bearer token and headers are for the configured server only.
+    #[error(
+        "MCP server '{server}' at {from} redirected to another origin ({to}), which is not followed so that its token and headers stay with the server they were given for. If {to} is the right server, configure that URL in McpServer::http."
+    )]
+    RedirectRefused {
+        /// The server's name.
+        server: String,
+        /// The URL requested.
+        from: String,
+        /// Where the server redirected to.
+        to: String,
+    },
     /// A setting is invalid (a glob pattern, a header, an address).
     #[error("Invalid MCP setting: {0}")]
     Config(String),

@@ -24,8 +24,9 @@ pub async fn serve_stdio(server: ToolServer) -> Result<(), McpError> {
     server.serve_io(stdin, stdout).await
 }
 
-/// Where and how [`serve_http`] listens.
-#[derive(Clone, Debug)]
+/// Where and how [`serve_http`] listens. Its `Debug` says whether a bearer token is set,
+/// not what it is.
+#[derive(Clone)]
 pub struct HttpOptions {
     /// The address to bind (default `127.0.0.1:0`: loopback, a free port). Binding another
     /// address is allowed; list the host names clients use in
@@ -50,6 +51,20 @@ pub struct HttpOptions {
     /// wait 3 s before resuming). A client that ends its session (`DELETE`) cancels its
     /// requests at once.
     pub disconnect_grace: Duration,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("bind", &self.bind)
+            .field("path", &self.path)
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
+            .field("allowed_origins", &self.allowed_origins)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("disconnect_grace", &self.disconnect_grace)
+            .finish()
+    }
 }
 
 impl Default for HttpOptions {

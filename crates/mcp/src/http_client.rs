@@ -1,6 +1,7 @@
 //! The HTTP client under rmcp's streamable-HTTP transport: plain HTTP always; HTTPS with the
 //! `https` feature, on rustls with the `ring` provider (passed to the client, not installed
-//! process-wide), the platform's certificate roots and any the server's settings add.
+//! process-wide), the platform's certificate roots and any the server's settings add. It
+//! follows redirects only on the server's own origin (see `redirect.rs`).
 
 use crate::error::McpError;
 
@@ -10,12 +11,14 @@ fn is_https(url: &str) -> bool {
         .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
 }
 
-/// The client for one server at `url`, trusting `roots` (PEM) beside the platform's.
+/// The client for one server at `url`, trusting `roots` (PEM) beside the platform's, its
+/// refused redirects redacted of `secrets`.
 #[cfg(not(feature = "https"))]
 pub(crate) fn client(
     server: &str,
     url: &str,
     roots: &[Vec<u8>],
+    secrets: Vec<String>,
 ) -> Result<reqwest::Client, McpError> {
     let _ = roots;
     if is_https(url) {
@@ -24,16 +27,19 @@ pub(crate) fn client(
         )));
     }
     reqwest::Client::builder()
+        .redirect(crate::redirect::same_origin_only(secrets))
         .build()
         .map_err(|e| McpError::Config(format!("the HTTP client for MCP server '{server}': {e}")))
 }
 
-/// The client for one server at `url`, trusting `roots` (PEM) beside the platform's.
+/// The client for one server at `url`, trusting `roots` (PEM) beside the platform's, its
+/// refused redirects redacted of `secrets`.
 #[cfg(feature = "https")]
 pub(crate) fn client(
     server: &str,
     url: &str,
     roots: &[Vec<u8>],
+    secrets: Vec<String>,
 ) -> Result<reqwest::Client, McpError> {
     use std::sync::Arc;
 
@@ -65,6 +71,7 @@ pub(crate) fn client(
     // reqwest speaks HTTP/1.1 only here (no `http2` feature).
     tls.alpn_protocols = vec![b"http/1.1".to_vec()];
     reqwest::Client::builder()
+        .redirect(crate::redirect::same_origin_only(secrets))
         .tls_backend_preconfigured(tls)
         .build()
         .map_err(|e| config_error("the HTTP client", &e))
@@ -131,7 +138,7 @@ mod tests {
     #[cfg(not(feature = "https"))]
     #[test]
     fn https_without_the_feature_says_which_feature() {
-        let err = client("remote", "https://example.com/mcp", &[]).unwrap_err();
+        let err = client("remote", "https://example.com/mcp", &[], Vec::new()).unwrap_err();
         assert!(err.to_string().contains("`https` feature"), "{err}");
     }
 
@@ -142,6 +149,7 @@ mod tests {
             "remote",
             "https://example.com/mcp",
             &[b"not a certificate".to_vec()],
+            Vec::new(),
         )
         .unwrap_err();
         assert!(

@@ -19,6 +19,10 @@
 //!   client, with the same validation, classification and texts as the executor. Over HTTP
 //!   a call whose client went away is cancelled (after [`HttpOptions::disconnect_grace`], the
 //!   time a client has to resume its stream).
+//! - **Credentials** of an HTTP server (its bearer token, headers, a URL's user info) stay
+//!   with its origin: a redirect to another origin is not followed
+//!   ([`McpError::RedirectRefused`]), and they are redacted from errors, from the errors
+//!   rmcp logs, and from `Debug` output.
 //!
 //! ## Features
 //!
@@ -50,9 +54,11 @@ mod client;
 mod config;
 mod convert;
 mod error;
+mod guarded;
 mod http;
 mod http_client;
 mod progress;
+mod redirect;
 mod server;
 mod sessions;
 mod tools;

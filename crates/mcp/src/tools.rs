@@ -110,7 +110,7 @@ impl McpTools {
                     McpError::Request {
                         server: inner.server.name.clone(),
                         request: "tools/list".into(),
-                        reason: e.to_string(),
+                        reason: crate::redirect::scrub(&inner.server.secrets(), &e.to_string()),
                     }
                 })?;
                 let tools = Arc::new(tools);
@@ -123,6 +123,7 @@ impl McpTools {
         let progress = Arc::clone(&connection.progress);
         drop(guard);
         let mut defs = Vec::with_capacity(listed.len());
+        let secrets: Arc<[String]> = inner.server.secrets().into();
         for tool in listed.iter() {
             if !self.filter.is_empty() && !self.filter.iter().any(|p| p.matches(&tool.name)) {
                 continue;
@@ -132,6 +133,7 @@ impl McpTools {
                 dead: Arc::clone(&dead),
                 progress: Arc::clone(&progress),
                 server: inner.server.name.clone(),
+                secrets: Arc::clone(&secrets),
                 tool: tool.name.to_string(),
                 _client: self.client.downgrade(),
             };
@@ -243,6 +245,8 @@ struct Forward {
     dead: Arc<std::sync::atomic::AtomicBool>,
     progress: Arc<ProgressRouter>,
     server: String,
+    /// The server settings' credentials, redacted from transport errors.
+    secrets: Arc<[String]>,
     tool: String,
     /// The client is not kept alive by its tools' handlers beyond the connection itself.
     _client: Weak<Inner>,
@@ -305,9 +309,12 @@ impl Forward {
                 ))
             }
             ServiceError::Timeout { .. } => ToolError::timeout(),
-            other => ToolError::new(format!(
-                "MCP server '{}' failed to run tool '{}': {other}",
-                self.server, self.tool
+            other => ToolError::new(crate::redirect::scrub(
+                &self.secrets,
+                &format!(
+                    "MCP server '{}' failed to run tool '{}': {other}",
+                    self.server, self.tool
+                ),
             )),
         }
     }

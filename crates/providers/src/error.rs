@@ -189,6 +189,30 @@ pub enum ProviderError {
         /// What is wrong with it, with the start of the body.
         message: String,
     },
+    /// The server answered with a redirect to another origin (scheme, host or port), which is
+    /// not followed: the request carries the API key and other credential headers, and the
+    /// conversation, none of which may reach a server they were not configured for.
+    #[error(
+        "{provider} at {from} redirected the request to another origin ({to}), which is not followed so that the API key and headers stay with the server they were given for. If {to} is the right server, configure it as the base URL (ModelOptions::base_url or the base-URL environment variable)."
+    )]
+    RedirectRefused {
+        /// The provider.
+        provider: String,
+        /// The URL requested.
+        from: String,
+        /// Where the server redirected to.
+        to: String,
+    },
+    /// One server-sent event of a streamed answer was larger than the limit.
+    #[error(
+        "{provider} sent a stream event larger than {limit} bytes; raise the limit with ModelOptions::max_sse_event_bytes if the server's events are legitimately this large."
+    )]
+    EventTooLarge {
+        /// The provider.
+        provider: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The conversation breaks one of the provider's rules; nothing was sent.
     #[error("The conversation cannot be sent to {provider}: {message}")]
     InvalidConversation {
@@ -220,6 +244,35 @@ impl ProviderError {
             | ProviderError::Overloaded { retry_after, .. }
             | ProviderError::Server { retry_after, .. } => *retry_after,
             _ => None,
+        }
+    }
+}
+
+impl ProviderError {
+    /// Every text in the error that came from a server or a URL, to redact secrets from.
+    pub(crate) fn texts_mut(&mut self) -> Vec<&mut String> {
+        use ProviderError as E;
+        match self {
+            E::UnknownProvider { model, .. } | E::InvalidModelName { model, .. } => vec![model],
+            E::MissingApiKey { .. } | E::MissingBaseUrl { .. } | E::Timeout { .. } => vec![],
+            E::EventTooLarge { .. } => vec![],
+            E::InvalidConfig { message, .. }
+            | E::PermissionDenied { message, .. }
+            | E::Overloaded { message, .. }
+            | E::Server { message, .. }
+            | E::RateLimited { message, .. }
+            | E::MalformedResponse { message, .. }
+            | E::InvalidConversation { message, .. }
+            | E::Authentication { message, .. } => vec![message],
+            E::BadRequest { message, code, .. } => {
+                let mut texts = vec![message];
+                texts.extend(code.as_mut());
+                texts
+            }
+            E::NotFound { url, message, .. } | E::Connection { url, message, .. } => {
+                vec![url, message]
+            }
+            E::RedirectRefused { from, to, .. } => vec![from, to],
         }
     }
 }

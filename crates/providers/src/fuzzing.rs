@@ -46,6 +46,20 @@ pub fn parse_everything(bytes: &[u8]) {
         let failure = read_failure(status, None, bytes);
         assert!(!failure.message.is_empty(), "an error always has a message");
     }
+    // The bytes as a raw event stream, whole and in small chunks: the same events either way.
+    let mut by_chunks = Vec::new();
+    let mut chunked = crate::sse::SseParser::new(1 << 16);
+    let chunked_ok = bytes
+        .chunks(7)
+        .try_for_each(|c| chunked.feed(c, &mut by_chunks))
+        .is_ok();
+    let mut whole = Vec::new();
+    let whole_ok = crate::sse::SseParser::new(1 << 16)
+        .feed(bytes, &mut whole)
+        .is_ok();
+    if chunked_ok && whole_ok {
+        assert_eq!(by_chunks, whole, "chunking does not change the events");
+    }
     let text = String::from_utf8_lossy(bytes);
     let events: Vec<(&str, &str)> = text
         .split("\n\n")

@@ -9,7 +9,10 @@ use serde_json::Value;
 use actuator_model::RetryReport;
 
 use crate::error::{ProviderError, snippet};
+use crate::options::ModelOptions;
 use crate::retry::{RetryPolicy, retry_after};
+use crate::secrets::{Secrets, is_secret_header, refused_redirect, same_origin_only};
+use crate::sse::{DEFAULT_MAX_SSE_EVENT_BYTES, SseError, SseParser};
 
 /// What reads a stream of server-sent events, one attempt's worth.
 pub(crate) trait SseSink {
@@ -40,8 +43,8 @@ pub(crate) enum Failure {
     Other(ProviderError),
 }
 
-/// Everything needed to reach one provider.
-#[derive(Debug, Clone)]
+/// Everything needed to reach one provider. Its `Debug` shows header names, not values.
+#[derive(Clone)]
 pub(crate) struct Transport {
     client: reqwest::Client,
     /// The display name used in errors (`OpenAI`, `Anthropic`, `vllm` …).
@@ -52,24 +55,53 @@ pub(crate) struct Transport {
     headers: HeaderMap,
     pub timeout: Option<Duration>,
     pub retry: RetryPolicy,
+    /// The limit on one server-sent event.
+    max_event: usize,
+    /// The credentials' values, redacted from every error text.
+    secrets: Secrets,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("provider", &self.provider)
+            .field("base_url", &self.shown_base_url())
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("max_event", &self.max_event)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Transport {
+    /// The transport to `base_url` sending `headers` with every request, its timeout, retry
+    /// policy and event limit from `options`.
     pub(crate) fn new(
         provider: String,
         key_var: String,
         base_url: &str,
         headers: &[(String, String)],
-        timeout: Option<Duration>,
-        retry: RetryPolicy,
+        options: &ModelOptions,
     ) -> Result<Self, ProviderError> {
-        let invalid = |message: String| ProviderError::InvalidConfig {
-            provider: provider.clone(),
-            message,
-        };
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let parsed = reqwest::Url::parse(&base_url)
-            .map_err(|e| invalid(format!("the base URL `{base_url}` is not a URL: {e}")))?;
+        let parsed = reqwest::Url::parse(&base_url);
+        let url_secrets = match &parsed {
+            Ok(url) => Secrets::new([], url),
+            Err(_) => Secrets::default(),
+        };
+        let invalid = |message: String| {
+            let mut error = ProviderError::InvalidConfig {
+                provider: provider.clone(),
+                message,
+            };
+            url_secrets.scrub_error(&mut error);
+            error
+        };
+        let parsed = parsed.map_err(|e| {
+            let shown = crate::secrets::without_user_info(&base_url);
+            invalid(format!("the base URL `{shown}` is not a URL: {e}"))
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(invalid(format!(
                 "the base URL `{base_url}` must start with http:// or https://"
@@ -81,13 +113,18 @@ impl Transport {
                 .map_err(|e| invalid(format!("the header name `{name}` is not valid: {e}")))?;
             let mut value = HeaderValue::from_str(value)
                 .map_err(|e| invalid(format!("the value of header `{name}` is not valid: {e}")))?;
-            if is_secret(&name) {
+            if is_secret_header(&name) {
                 value.set_sensitive(true);
             }
             map.insert(name, value);
         }
+        let secrets = Secrets::new(
+            map.iter().filter_map(|(n, v)| Some((n, v.to_str().ok()?))),
+            &parsed,
+        );
         let client = reqwest::Client::builder()
             .user_agent(concat!("actuator/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_only())
             .build()
             .map_err(|e| invalid(format!("the HTTP client cannot be built: {e}")))?;
         Ok(Transport {
@@ -96,9 +133,27 @@ impl Transport {
             key_var,
             base_url,
             headers: map,
-            timeout,
-            retry,
+            timeout: options.timeout,
+            retry: options.retry.clone().unwrap_or_default(),
+            max_event: options
+                .max_sse_event_bytes
+                .unwrap_or(DEFAULT_MAX_SSE_EVENT_BYTES),
+            secrets,
         })
+    }
+
+    /// The base URL with any user and password in it replaced, for messages.
+    pub(crate) fn shown_base_url(&self) -> String {
+        let mut url = self.base_url.clone();
+        self.secrets.scrub(&mut url);
+        url
+    }
+
+    /// `error` for the caller, with every credential redacted from its texts (a response
+    /// body quoted in a parse error may echo the key).
+    pub(crate) fn model_error(&self, mut error: ProviderError) -> actuator_model::ModelError {
+        self.secrets.scrub_error(&mut error);
+        error.into()
     }
 
     /// The URL of an endpoint (`/chat/completions`, `/v1/messages`).
@@ -136,27 +191,25 @@ impl Transport {
         body: &impl serde::Serialize,
         new_sink: impl Fn() -> S,
     ) -> Result<S, Failure> {
-        use eventsource_stream::Eventsource;
         use futures_util::StreamExt;
 
         let url = self.url(path);
         let bytes = self.encode(body)?;
         self.with_retries(&url, || async {
             let response = self.send(&url, &bytes, true).await?;
-            let mut events = response.bytes_stream().eventsource();
+            let mut chunks = response.bytes_stream();
+            let mut parser = SseParser::new(self.max_event);
+            let mut events = Vec::new();
             let mut sink = new_sink();
-            while let Some(event) = events.next().await {
-                let event = event.map_err(|e| match e {
-                    eventsource_stream::EventStreamError::Transport(e) => {
-                        Failure::Other(self.send_error(&url, &e))
+            while let Some(chunk) = chunks.next().await {
+                let chunk = chunk.map_err(|e| Failure::Other(self.send_error(&url, &e)))?;
+                parser
+                    .feed(&chunk, &mut events)
+                    .map_err(|e| Failure::Other(self.sse_error(e)))?;
+                for event in events.drain(..) {
+                    if sink.event(&event.event, &event.data)? {
+                        return Ok(sink);
                     }
-                    other => Failure::Other(ProviderError::MalformedResponse {
-                        provider: self.provider.clone(),
-                        message: format!("the event stream cannot be read: {other}"),
-                    }),
-                })?;
-                if sink.event(&event.event, &event.data)? {
-                    return Ok(sink);
                 }
             }
             if sink.complete() {
@@ -169,6 +222,17 @@ impl Transport {
             }))
         })
         .await
+    }
+
+    fn sse_error(&self, error: SseError) -> ProviderError {
+        let provider = self.provider.clone();
+        match error {
+            SseError::TooLarge { limit } => ProviderError::EventTooLarge { provider, limit },
+            other => ProviderError::MalformedResponse {
+                provider,
+                message: format!("the event stream cannot be read: {other}"),
+            },
+        }
     }
 
     fn encode(&self, body: &impl serde::Serialize) -> Result<Vec<u8>, Failure> {
@@ -189,10 +253,23 @@ impl Transport {
         let started = Instant::now();
         let mut n = 1u32;
         loop {
-            let error = match attempt().await {
+            let mut error = match attempt().await {
                 Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
+            // A server may echo a credential back (a 401 quoting the key): never pass it on.
+            match &mut error {
+                Failure::Status(s) => {
+                    for text in [&mut s.message]
+                        .into_iter()
+                        .chain(s.code.as_mut())
+                        .chain(s.kind.as_mut())
+                    {
+                        self.secrets.scrub(text);
+                    }
+                }
+                Failure::Other(e) => self.secrets.scrub_error(e),
+            }
             let as_error = match &error {
                 Failure::Status(s) => self.status_error(url, s),
                 Failure::Other(e) => e.clone(),
@@ -260,6 +337,13 @@ impl Transport {
     }
 
     fn send_error(&self, url: &str, e: &reqwest::Error) -> ProviderError {
+        if let Some(refused) = refused_redirect(e) {
+            return ProviderError::RedirectRefused {
+                provider: self.provider.clone(),
+                from: refused.from.clone(),
+                to: refused.to.clone(),
+            };
+        }
         if e.is_timeout() {
             return ProviderError::Timeout {
                 provider: self.provider.clone(),
@@ -275,6 +359,12 @@ impl Transport {
 
     /// The typed error for a failed status.
     pub(crate) fn status_error(&self, url: &str, s: &StatusFailure) -> ProviderError {
+        let mut error = self.status_error_unscrubbed(url, s);
+        self.secrets.scrub_error(&mut error);
+        error
+    }
+
+    fn status_error_unscrubbed(&self, url: &str, s: &StatusFailure) -> ProviderError {
         let provider = self.provider.clone();
         let message = s.message.clone();
         match s.status {
@@ -320,10 +410,6 @@ impl Transport {
             },
         }
     }
-}
-
-fn is_secret(name: &HeaderName) -> bool {
-    name == reqwest::header::AUTHORIZATION || name.as_str() == "x-api-key"
 }
 
 /// An error with its causes, `a: b: c` (reqwest's own message is terse).

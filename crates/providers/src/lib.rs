@@ -27,6 +27,12 @@
 //!   call answered, ids matching): a violation is a [`ProviderError::InvalidConversation`] that
 //!   says where, not a provider's 400.
 //! - **Cancellation**: dropping the future drops the request and closes its connection.
+//! - **Credentials** stay with the base URL's origin: a redirect to another origin (scheme,
+//!   host or port) is not followed ([`ProviderError::RedirectRefused`]), and the key, credential
+//!   headers and a URL's password are redacted from every error, log line and `Debug` output.
+//! - **Streams** are read in time linear in their size; one server-sent event larger than
+//!   [`ModelOptions::max_sse_event_bytes`] (default [`DEFAULT_MAX_SSE_EVENT_BYTES`], 16 MiB)
+//!   is a [`ProviderError::EventTooLarge`].
 //!
 //! [`ModelError::Api`]: actuator_model::ModelError::Api
 
@@ -36,6 +42,8 @@ mod http;
 mod options;
 mod registry;
 mod retry;
+mod secrets;
+mod sse;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
@@ -50,6 +58,7 @@ pub use openai::OpenAiChat;
 pub use options::ModelOptions;
 pub use registry::{get_model, get_model_with};
 pub use retry::RetryPolicy;
+pub use sse::DEFAULT_MAX_SSE_EVENT_BYTES;
 
 /// Entry points for the fuzz target `fuzz/fuzz_targets/provider_parsers.rs`: every parser a
 /// provider applies to bytes from the network, without the HTTP around it. Not part of the

@@ -42,6 +42,7 @@ pub struct ModelOptions {
     pub(crate) strict_tools: Option<bool>,
     pub(crate) stream: Option<bool>,
     pub(crate) responses_api: Option<bool>,
+    pub(crate) max_sse_event_bytes: Option<usize>,
     pub(crate) env: Option<Arc<EnvFn>>,
     pub(crate) script: Option<Vec<ModelOutput>>,
 }
@@ -61,6 +62,7 @@ impl fmt::Debug for ModelOptions {
             .field("strict_tools", &self.strict_tools)
             .field("stream", &self.stream)
             .field("responses_api", &self.responses_api)
+            .field("max_sse_event_bytes", &self.max_sse_event_bytes)
             .field("env", &self.env.as_ref().map(|_| "<custom>"))
             .finish_non_exhaustive()
     }
@@ -141,6 +143,22 @@ impl ModelOptions {
     #[must_use]
     pub fn responses_api(mut self, yes: bool) -> Self {
         self.responses_api = Some(yes);
+        self
+    }
+
+    /// The largest server-sent event a streamed answer may contain, in bytes (default
+    /// [`DEFAULT_MAX_SSE_EVENT_BYTES`](crate::DEFAULT_MAX_SSE_EVENT_BYTES), 16 MiB). A
+    /// larger event ends the request with [`ProviderError::EventTooLarge`] instead of
+    /// buffering whatever the server sends.
+    ///
+    /// ```
+    /// use actuator_providers::ModelOptions;
+    /// let options = ModelOptions::new().stream(true).max_sse_event_bytes(64 << 20);
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn max_sse_event_bytes(mut self, limit: usize) -> Self {
+        self.max_sse_event_bytes = Some(limit);
         self
     }
 

@@ -56,7 +56,7 @@ impl std::fmt::Debug for AnthropicMessages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnthropicMessages")
             .field("name", &self.name)
-            .field("base_url", &self.transport.base_url)
+            .field("base_url", &self.transport.shown_base_url())
             .finish_non_exhaustive()
     }
 }
@@ -77,8 +77,7 @@ impl AnthropicMessages {
             resolved.key_var,
             &resolved.base_url,
             &headers,
-            options.timeout,
-            options.retry.clone().unwrap_or_default(),
+            options,
         )?;
         Ok(AnthropicMessages {
             name: name.to_owned(),
@@ -189,7 +188,7 @@ impl Model for AnthropicMessages {
         Box::pin(async move {
             self.run(input, tools, tool_choice, config)
                 .await
-                .map_err(ModelError::from)
+                .map_err(|e| self.transport.model_error(e))
         })
     }
 }

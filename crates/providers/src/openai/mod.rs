@@ -56,7 +56,7 @@ impl std::fmt::Debug for OpenAiChat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiChat")
             .field("name", &self.name)
-            .field("base_url", &self.transport.base_url)
+            .field("base_url", &self.transport.shown_base_url())
             .finish_non_exhaustive()
     }
 }
@@ -77,8 +77,7 @@ impl OpenAiChat {
             resolved.key_var,
             &resolved.base_url,
             &headers,
-            options.timeout,
-            options.retry.clone().unwrap_or_default(),
+            options,
         )?;
         let resolved_openai = resolved.kind == Kind::OpenAi;
         let model = resolved.model;
@@ -275,7 +274,7 @@ impl Model for OpenAiChat {
         Box::pin(async move {
             self.run(input, tools, tool_choice, config)
                 .await
-                .map_err(ModelError::from)
+                .map_err(|e| self.transport.model_error(e))
         })
     }
 }
