@@ -86,24 +86,43 @@ enum Expect {
 }
 
 /// A line the server would read as a request: a JSON object with `"jsonrpc": "2.0"`, a string
-/// `method`, and an `id` that is a string or an integer that fits in an `i64` (rmcp's
-/// `NumberOrString`).
+/// `method`, and an `id` rmcp reads as its `NumberOrString` (see below). A method under `notifications/` is not a request even with an id: rmcp
+/// drops a message it cannot read whose method is a `notifications/…` name it does not know,
+/// id or not (its compatibility rule for other protocols' notifications), so such a line
+/// gets no answer.
 fn classify(line: &[u8]) -> Expect {
     let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(strip_bom(line)) else {
         return Expect::Nothing;
     };
-    let id_ok = match object.get("id") {
-        Some(Value::String(_)) => true,
-        Some(Value::Number(n)) => n.is_i64(),
-        _ => false,
-    };
+    let id = object.get("id").and_then(request_id);
     if object.get("jsonrpc") == Some(&json!("2.0"))
-        && id_ok
-        && object.get("method").is_some_and(Value::is_string)
+        && object
+            .get("method")
+            .and_then(Value::as_str)
+            .is_some_and(|m| !m.starts_with("notifications/"))
+        && let Some(id) = id
     {
-        Expect::Answer(object["id"].clone())
+        Expect::Answer(id)
     } else {
         Expect::Nothing
+    }
+}
+
+/// An id as rmcp reads it (its `NumberOrString`): a string, an integer within `i64`, or a
+/// number in float form that is an integer below 2^53 in magnitude (answered with the
+/// integer's id).
+fn request_id(id: &Value) -> Option<Value> {
+    match id {
+        Value::String(s) => Some(Value::String(s.clone())),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0)
+                    .map(|f| f as i64)
+            })
+            .map(Value::from),
+        _ => None,
     }
 }
 
@@ -117,7 +136,7 @@ fn cancelled_id(line: &[u8]) -> Option<Value> {
     if value.get("method")? != "notifications/cancelled" {
         return None;
     }
-    value.get("params")?.get("requestId").cloned()
+    request_id(value.get("params")?.get("requestId")?)
 }
 
 async fn exchange(data: &[u8]) {

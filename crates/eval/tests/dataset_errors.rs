@@ -265,3 +265,28 @@ fn readers_take_any_reader_and_name_it_in_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn deeply_nested_json_is_an_error_on_its_line_not_a_stack_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let path = write(
+        &dir,
+        "deep.jsonl",
+        format!("{{\"input\": \"a\"}}\n{{\"input\": {deep}}}\n").as_bytes(),
+    );
+    let (line, record, source) = located(json(&path), &path);
+    assert_eq!((line, record), (2, Some(2)));
+    assert!(matches!(source, RecordError::Json { .. }), "{source:?}");
+
+    let path = write(
+        &dir,
+        "deep.json",
+        format!("[{{\"input\": \"a\"}},\n{deep}]").as_bytes(),
+    );
+    // The element is found (serde_json skips a value without recursing), then reading it
+    // stops at serde_json's recursion limit.
+    let (line, record, source) = located(json(&path), &path);
+    assert_eq!((line, record), (2, Some(2)));
+    assert!(matches!(source, RecordError::Json { .. }), "{source:?}");
+}
