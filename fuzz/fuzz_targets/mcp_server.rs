@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -81,30 +81,28 @@ enum Expect {
     /// A request: one answer, with its id (or, when rmcp cannot read it as a request of its
     /// method, an `Invalid request` error with a null id).
     Answer(Value),
+    /// A request whose method is under `notifications/`: rmcp answers it (`-32601` for a
+    /// notification's name it knows) or drops it (a name it does not know).
+    Maybe(Value),
     /// Not a request (a notification, a response, invalid JSON): no answer with an id.
     Nothing,
 }
 
 /// A line the server would read as a request: a JSON object with `"jsonrpc": "2.0"`, a string
-/// `method`, and an `id` rmcp reads as its `NumberOrString` (see below). A method under `notifications/` is not a request even with an id: rmcp
-/// drops a message it cannot read whose method is a `notifications/…` name it does not know,
-/// id or not (its compatibility rule for other protocols' notifications), so such a line
-/// gets no answer.
+/// `method`, and an `id` rmcp reads as its `NumberOrString` (see below). A method under
+/// `notifications/` with an id may go unanswered: rmcp drops a message it cannot read whose
+/// method is a `notifications/…` name it does not know, id or not (its compatibility rule
+/// for other protocols' notifications).
 fn classify(line: &[u8]) -> Expect {
     let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(strip_bom(line)) else {
         return Expect::Nothing;
     };
     let id = object.get("id").and_then(request_id);
-    if object.get("jsonrpc") == Some(&json!("2.0"))
-        && object
-            .get("method")
-            .and_then(Value::as_str)
-            .is_some_and(|m| !m.starts_with("notifications/"))
-        && let Some(id) = id
-    {
-        Expect::Answer(id)
-    } else {
-        Expect::Nothing
+    let method = object.get("method").and_then(Value::as_str);
+    match (object.get("jsonrpc") == Some(&json!("2.0")), method, id) {
+        (true, Some(m), Some(id)) if m.starts_with("notifications/") => Expect::Maybe(id),
+        (true, Some(_), Some(id)) => Expect::Answer(id),
+        _ => Expect::Nothing,
     }
 }
 
@@ -169,6 +167,7 @@ async fn exchange(data: &[u8]) {
     // rmcp answers a reused id at least once (not necessarily once per request), so each id
     // must get at least one answer and at most one per request that used it.
     let mut sent: HashMap<String, usize> = HashMap::new();
+    let mut required: HashSet<String> = HashSet::new();
     let mut may_go_unanswered: Vec<String> = Vec::new();
     let mut out = Vec::with_capacity(data.len() + 128);
     for line in data.split(|b| *b == b'\n').take(MAX_LINES) {
@@ -178,8 +177,13 @@ async fn exchange(data: &[u8]) {
         {
             continue;
         }
-        if let Expect::Answer(id) = classify(line) {
-            *sent.entry(id.to_string()).or_default() += 1;
+        match classify(line) {
+            Expect::Answer(id) => {
+                *sent.entry(id.to_string()).or_default() += 1;
+                required.insert(id.to_string());
+            }
+            Expect::Maybe(id) => *sent.entry(id.to_string()).or_default() += 1,
+            Expect::Nothing => {}
         }
         if let Some(id) = cancelled_id(line) {
             may_go_unanswered.push(id.to_string());
@@ -201,7 +205,8 @@ async fn exchange(data: &[u8]) {
     let mut probe_answered = false;
     // Ids still waiting for an answer; those a later cancellation names need not be waited for.
     let waiting = |answers: &HashMap<String, usize>| -> Vec<String> {
-        sent.keys()
+        required
+            .iter()
             .filter(|id| !answers.contains_key(*id) && !may_go_unanswered.contains(id))
             .cloned()
             .collect()
@@ -242,7 +247,7 @@ async fn exchange(data: &[u8]) {
         "the server did not answer within {ANSWER_WITHIN:?}: probe answered {probe_answered}, \
          {null_errors} invalid-request errors, unanswered ids {:?} of {:?}",
         waiting(&answers),
-        sent.keys().collect::<Vec<_>>()
+        required
     );
     assert!(probe_answered, "the probe ping was not answered");
 
