@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// A dataset that cannot be read.
+/// A dataset that cannot be read. Every error about the content names the file and the
+/// 1-based line (and, when known, the record) it is about.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DatasetError {
-    /// The file could not be read.
+    /// The file could not be opened or read.
     #[error("Cannot read the dataset {path}: {source}")]
     Io {
         /// The file.
@@ -15,13 +16,21 @@ pub enum DatasetError {
         #[source]
         source: std::io::Error,
     },
-    /// A record is malformed.
-    #[error("Invalid dataset {path}: {reason}")]
-    Parse {
+    /// A record, or the file around it, is malformed.
+    #[error("Invalid dataset {path}, line {line}{}: {source}", .record.map_or(String::new(), |n| format!(" (record {n})")))]
+    Record {
         /// The file.
         path: PathBuf,
-        /// What is wrong, naming the record.
-        reason: String,
+        /// The 1-based line the problem is on: where the record starts, or, for text that is
+        /// not valid JSON, CSV or UTF-8, where the bad text is.
+        line: u64,
+        /// The 1-based number of the record: the CSV record after the header row, the
+        /// element of a JSON array, the non-blank line of a JSON Lines file. `None` when the
+        /// problem is not in one record (a JSON array that does not parse, the CSV header).
+        record: Option<u64>,
+        /// What is wrong.
+        #[source]
+        source: RecordError,
     },
     /// Two samples share an id.
     #[error("Two samples have the id {id}: sample ids must be unique")]
@@ -29,6 +38,59 @@ pub enum DatasetError {
         /// The id.
         id: String,
     },
+}
+
+/// What is wrong with one record of a dataset ([`DatasetError::Record`] says where).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The text is not valid UTF-8.
+    #[error("not valid UTF-8: {0}")]
+    Utf8(#[source] std::str::Utf8Error),
+    /// The text is not valid JSON (the column is within the line).
+    #[error("not valid JSON at column {column}: {}", without_position(.source))]
+    Json {
+        /// The 1-based column (in bytes) where the JSON stops being valid.
+        column: u64,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The text is not valid CSV (a row with the wrong number of fields, invalid UTF-8 in a
+    /// field).
+    #[error("not valid CSV: {0}")]
+    Csv(#[source] csv::Error),
+    /// The record is JSON but not an object.
+    #[error("the record is not a JSON object")]
+    NotAnObject,
+    /// The record lacks a field the [`FieldSpec`](crate::FieldSpec) requires.
+    #[error("the record has no '{field}' field")]
+    MissingField {
+        /// The field.
+        field: String,
+    },
+    /// A field's value has the wrong type.
+    #[error("'{field}' is not {expected}: {source}")]
+    WrongType {
+        /// The field.
+        field: String,
+        /// What it must be.
+        expected: &'static str,
+        /// Why it could not be read as that.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// serde_json's message without its ` at line L column C` (the line is the dataset's, given
+/// separately, and the column is shown by [`RecordError::Json`]).
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
 }
 
 impl DatasetError {
@@ -39,10 +101,20 @@ impl DatasetError {
         }
     }
 
-    pub(crate) fn parse(path: &Path, reason: impl Into<String>) -> Self {
-        DatasetError::Parse {
+    pub(crate) fn record(path: &Path, line: u64, record: Option<u64>, source: RecordError) -> Self {
+        DatasetError::Record {
             path: path.to_owned(),
-            reason: reason.into(),
+            line,
+            record,
+            source,
+        }
+    }
+
+    /// The 1-based line the error is about, for errors about the content.
+    pub fn line(&self) -> Option<u64> {
+        match self {
+            DatasetError::Record { line, .. } => Some(*line),
+            _ => None,
         }
     }
 }

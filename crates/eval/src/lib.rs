@@ -39,8 +39,9 @@
 //! ```
 
 mod error;
-pub use error::{DatasetError, EvalError, LogError, ScoreError};
+pub use error::{DatasetError, EvalError, LogError, RecordError, ScoreError};
 
+mod dataset_files;
 mod sample;
 pub use sample::{Dataset, FieldSpec, Sample, SampleId, SampleInput, Target};
 

@@ -1,13 +1,11 @@
-//! Samples and datasets: what an evaluation runs, read from JSON Lines, JSON or CSV files with
-//! the reference's field mapping (`FieldSpec`).
-
-use std::path::Path;
+//! Samples and datasets: what an evaluation runs, with the reference's field mapping
+//! (`FieldSpec`). Reading dataset files is in `dataset_files`.
 
 use actuator_model::{ChatMessage, MessageSource};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::DatasetError;
+use crate::error::{DatasetError, RecordError};
 
 /// A sample's id: an integer or a string, as the reference allows.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -251,20 +249,26 @@ impl FieldSpec {
         self
     }
 
-    /// Maps one record (a JSON object) to a sample; `line` names it in errors.
-    pub fn to_sample(&self, record: &Map<String, Value>, line: usize) -> Result<Sample, String> {
+    /// Maps one record (a JSON object) to a sample. The input field must be present, and a
+    /// list must be a list of messages; every other field may be missing or of any type.
+    pub fn to_sample(&self, record: &Map<String, Value>) -> Result<Sample, RecordError> {
         let input = match record.get(&self.input) {
             Some(Value::String(s)) => SampleInput::Text(s.clone()),
             Some(v @ Value::Array(_)) => {
-                SampleInput::Messages(serde_json::from_value(v.clone()).map_err(|e| {
-                    format!(
-                        "record {line}: '{}' is not a list of messages: {e}",
-                        self.input
-                    )
+                SampleInput::Messages(serde_json::from_value(v.clone()).map_err(|source| {
+                    RecordError::WrongType {
+                        field: self.input.clone(),
+                        expected: "a list of messages",
+                        source,
+                    }
                 })?)
             }
             Some(other) => SampleInput::Text(scalar_text(other)),
-            None => return Err(format!("record {line} has no '{}' field", self.input)),
+            None => {
+                return Err(RecordError::MissingField {
+                    field: self.input.clone(),
+                });
+            }
         };
         let target = match record.get(&self.target) {
             None | Some(Value::Null) => Target::default(),
@@ -384,86 +388,5 @@ impl Dataset {
             out.push(id);
         }
         Ok(out)
-    }
-
-    /// Reads a JSON Lines file (one object per line) or a JSON file holding an array of
-    /// objects, mapping fields with `spec`.
-    pub fn from_json(path: impl AsRef<Path>, spec: &FieldSpec) -> Result<Self, DatasetError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| DatasetError::io(path, e))?;
-        let records: Vec<(usize, Map<String, Value>)> = if text.trim_start().starts_with('[') {
-            let all: Vec<Value> = serde_json::from_str(&text)
-                .map_err(|e| DatasetError::parse(path, e.to_string()))?;
-            all.into_iter()
-                .enumerate()
-                .map(|(i, v)| match v {
-                    Value::Object(o) => Ok((i + 1, o)),
-                    _ => Err(DatasetError::parse(
-                        path,
-                        format!("record {} is not an object", i + 1),
-                    )),
-                })
-                .collect::<Result<_, _>>()?
-        } else {
-            let mut records = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                match serde_json::from_str::<Value>(line) {
-                    Ok(Value::Object(o)) => records.push((i + 1, o)),
-                    Ok(_) => {
-                        return Err(DatasetError::parse(
-                            path,
-                            format!("line {} is not an object", i + 1),
-                        ));
-                    }
-                    Err(e) => {
-                        return Err(DatasetError::parse(path, format!("line {}: {e}", i + 1)));
-                    }
-                }
-            }
-            records
-        };
-        Self::from_records(path, records, spec)
-    }
-
-    /// Reads a CSV file with a header row, mapping columns with `spec` (every value is text).
-    pub fn from_csv(path: impl AsRef<Path>, spec: &FieldSpec) -> Result<Self, DatasetError> {
-        let path = path.as_ref();
-        let mut reader =
-            csv::Reader::from_path(path).map_err(|e| DatasetError::parse(path, e.to_string()))?;
-        let headers = reader
-            .headers()
-            .map_err(|e| DatasetError::parse(path, e.to_string()))?
-            .clone();
-        let mut records = Vec::new();
-        for (i, row) in reader.records().enumerate() {
-            let row = row.map_err(|e| DatasetError::parse(path, e.to_string()))?;
-            let record: Map<String, Value> = headers
-                .iter()
-                .zip(row.iter())
-                .map(|(h, v)| (h.to_owned(), Value::String(v.to_owned())))
-                .collect();
-            records.push((i + 2, record));
-        }
-        Self::from_records(path, records, spec)
-    }
-
-    fn from_records(
-        path: &Path,
-        records: Vec<(usize, Map<String, Value>)>,
-        spec: &FieldSpec,
-    ) -> Result<Self, DatasetError> {
-        let samples = records
-            .iter()
-            .map(|(line, r)| spec.to_sample(r, *line))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| DatasetError::parse(path, e))?;
-        Ok(Dataset {
-            name: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-            location: Some(path.display().to_string()),
-            samples,
-        })
     }
 }

@@ -13,6 +13,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use crate::error::McpError;
+use crate::listen::{self, AcceptLoop, DEFAULT_BACKLOG};
 use crate::server::ToolServer;
 use crate::sessions::Sessions;
 
@@ -51,6 +52,12 @@ pub struct HttpOptions {
     /// wait 3 s before resuming). A client that ends its session (`DELETE`) cancels its
     /// requests at once.
     pub disconnect_grace: Duration,
+    /// The listen backlog: how many connections the kernel queues, handshake done, until the
+    /// server accepts them (default [`DEFAULT_BACKLOG`], 1,024). A burst of connections
+    /// beyond it makes the kernel drop connection attempts, which clients see as delays or
+    /// resets. The kernel caps it at `net.core.somaxconn` (4,096 on recent Linux; raise it
+    /// with `sysctl` for a larger backlog).
+    pub backlog: u32,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -81,6 +88,7 @@ impl Default for HttpOptions {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_body_bytes: 4 * 1024 * 1024,
             disconnect_grace: Duration::from_secs(10),
+            backlog: DEFAULT_BACKLOG,
         }
     }
 }
@@ -105,6 +113,13 @@ impl HttpOptions {
     #[must_use]
     pub fn disconnect_grace(mut self, grace: Duration) -> Self {
         self.disconnect_grace = grace;
+        self
+    }
+
+    /// The listen backlog (see [`backlog`](Self::backlog)).
+    #[must_use]
+    pub fn backlog(mut self, backlog: u32) -> Self {
+        self.backlog = backlog;
         self
     }
 
@@ -156,6 +171,19 @@ impl Drop for HttpServer {
 ///
 /// Each client session gets its own copy of the server (the tools are shared).
 ///
+/// # How much it holds
+///
+/// Every accepted connection is served on its own task, and every request on a connection
+/// runs its tool call on its own task, so a server holds as many connections and concurrent
+/// calls as clients open: there is no limit in the server itself, only the process's
+/// open-file limit (one descriptor per connection; `ulimit -n`) and memory. Connections that
+/// arrive faster than they are accepted wait in the kernel's listen queue of
+/// [`HttpOptions::backlog`] connections (1,024 by default, capped by `net.core.somaxconn`).
+/// When the process runs out of file descriptors, accepting pauses (5 ms, doubling up to
+/// 1 s, logged at `warn`) and resumes when descriptors are free again; the server never
+/// stops accepting on such an error. A test holds 1,000 connections, each with a call in
+/// progress, and answers every call.
+///
 /// ```no_run
 /// use actuator_mcp::{HttpOptions, ServeOptions, ToolServer, serve_http};
 /// # async fn demo(tools: Vec<actuator_tool_core::ToolDef>) -> Result<(), actuator_mcp::McpError> {
@@ -196,15 +224,14 @@ pub async fn serve_http(server: ToolServer, options: HttpOptions) -> Result<Http
                 async move { authorize(token.as_deref(), request, next).await }
             },
         ));
-    let listener = tokio::net::TcpListener::bind(options.bind)
-        .await
+    let listener = listen::bind(options.bind, options.backlog)
         .map_err(|e| McpError::Serve(format!("could not bind {}: {e}", options.bind)))?;
     let addr = listener
         .local_addr()
         .map_err(|e| McpError::Serve(format!("could not read the bound address: {e}")))?;
     let shutdown = stop.clone();
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, router)
+        let served = axum::serve(AcceptLoop::new(listener), router)
             .with_graceful_shutdown(async move { shutdown.cancelled().await })
             .await;
         if let Err(e) = served {
