@@ -287,7 +287,7 @@ fn handshake_error(server: &McpServer, error: &rmcp::service::ClientInitializeEr
     use rmcp::transport::streamable_http_client::StreamableHttpError;
     // A server may echo a credential back (a 401 quoting the token): never pass it on.
     let secrets = server.secrets();
-    let scrub = |text: &str| crate::redirect::scrub(&secrets, text);
+    let scrub = |text: &str| secrets.scrubbed(text);
     if let ClientInitializeError::TransportError { error, context } = error {
         // rmcp keeps the HTTP client's error as a value, not a source: look for it.
         let reason = match error
@@ -295,7 +295,7 @@ fn handshake_error(server: &McpServer, error: &rmcp::service::ClientInitializeEr
             .downcast_ref::<StreamableHttpError<reqwest::Error>>()
         {
             Some(StreamableHttpError::Client(e)) => {
-                if let Some(refused) = crate::redirect::refused_redirect(e) {
+                if let Some(refused) = actuator_model::credentials::refused_redirect(e) {
                     return McpError::RedirectRefused {
                         server: server.name.clone(),
                         from: scrub(&refused.from),

@@ -1,6 +1,7 @@
 //! [`McpServer`]: how to reach an MCP server (a child process over stdio, or a URL over
 //! streamable HTTP) and how its tools behave.
 
+use actuator_model::credentials::{Secrets, without_user_info};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,7 +51,7 @@ impl std::fmt::Debug for Transport {
                 roots,
             } => f
                 .debug_struct("Http")
-                .field("url", &crate::redirect::shown_url(url))
+                .field("url", &without_user_info(url))
                 .field(
                     "headers",
                     &headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
@@ -131,7 +132,7 @@ impl McpServer {
     pub fn http(url: impl Into<String>) -> Self {
         let url = url.into();
         McpServer {
-            name: crate::redirect::shown_url(&url),
+            name: without_user_info(&url),
             transport: Transport::Http {
                 url,
                 headers: Vec::new(),
@@ -145,16 +146,21 @@ impl McpServer {
         }
     }
 
-    /// The secrets of these settings, longest first, to redact from error texts.
-    pub(crate) fn secrets(&self) -> Vec<String> {
+    /// The secrets of these settings (bearer token, credential headers, the URL's user
+    /// information), to redact from error texts.
+    pub(crate) fn secrets(&self) -> Secrets {
         match &self.transport {
             Transport::Http {
                 url,
                 headers,
                 bearer,
                 ..
-            } => crate::redirect::secrets(url, headers, bearer.as_deref()),
-            Transport::Stdio { .. } => Vec::new(),
+            } => Secrets::new(
+                headers.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+                bearer.as_deref(),
+                url,
+            ),
+            Transport::Stdio { .. } => Secrets::default(),
         }
     }
 

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use actuator_model::credentials::Secrets;
 use futures_util::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
@@ -21,15 +22,12 @@ type Error = StreamableHttpError<reqwest::Error>;
 #[derive(Clone)]
 pub(crate) struct Guarded {
     inner: reqwest::Client,
-    secrets: Arc<[String]>,
+    secrets: Secrets,
 }
 
 impl Guarded {
-    pub(crate) fn new(inner: reqwest::Client, secrets: Vec<String>) -> Self {
-        Guarded {
-            inner,
-            secrets: secrets.into(),
-        }
+    pub(crate) fn new(inner: reqwest::Client, secrets: Secrets) -> Self {
+        Guarded { inner, secrets }
     }
 
     /// An error whose text holds a secret becomes the same text, redacted. The HTTP client's
@@ -40,8 +38,8 @@ impl Guarded {
             return error;
         }
         let text = format!("{error} {error:?}");
-        if self.secrets.iter().any(|s| text.contains(s.as_str())) {
-            let clean = crate::redirect::scrub(&self.secrets, &error.to_string());
+        if self.secrets.found_in(&text) {
+            let clean = self.secrets.scrubbed(&error.to_string());
             return StreamableHttpError::UnexpectedServerResponse(clean.into());
         }
         error

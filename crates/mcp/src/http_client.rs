@@ -4,6 +4,7 @@
 //! follows redirects only on the server's own origin (see `redirect.rs`).
 
 use crate::error::McpError;
+use actuator_model::credentials::Secrets;
 
 /// Whether `url` asks for TLS.
 fn is_https(url: &str) -> bool {
@@ -18,7 +19,7 @@ pub(crate) fn client(
     server: &str,
     url: &str,
     roots: &[Vec<u8>],
-    secrets: Vec<String>,
+    secrets: Secrets,
 ) -> Result<reqwest::Client, McpError> {
     let _ = roots;
     if is_https(url) {
@@ -39,7 +40,7 @@ pub(crate) fn client(
     server: &str,
     url: &str,
     roots: &[Vec<u8>],
-    secrets: Vec<String>,
+    secrets: Secrets,
 ) -> Result<reqwest::Client, McpError> {
     use std::sync::Arc;
 
@@ -149,7 +150,7 @@ mod tests {
             "remote",
             "https://example.com/mcp",
             &[b"not a certificate".to_vec()],
-            Vec::new(),
+            Secrets::default(),
         )
         .unwrap_err();
         assert!(

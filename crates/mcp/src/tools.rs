@@ -110,7 +110,7 @@ impl McpTools {
                     McpError::Request {
                         server: inner.server.name.clone(),
                         request: "tools/list".into(),
-                        reason: crate::redirect::scrub(&inner.server.secrets(), &e.to_string()),
+                        reason: inner.server.secrets().scrubbed(&e.to_string()),
                     }
                 })?;
                 let tools = Arc::new(tools);
@@ -123,7 +123,7 @@ impl McpTools {
         let progress = Arc::clone(&connection.progress);
         drop(guard);
         let mut defs = Vec::with_capacity(listed.len());
-        let secrets: Arc<[String]> = inner.server.secrets().into();
+        let secrets = inner.server.secrets();
         for tool in listed.iter() {
             if !self.filter.is_empty() && !self.filter.iter().any(|p| p.matches(&tool.name)) {
                 continue;
@@ -133,7 +133,7 @@ impl McpTools {
                 dead: Arc::clone(&dead),
                 progress: Arc::clone(&progress),
                 server: inner.server.name.clone(),
-                secrets: Arc::clone(&secrets),
+                secrets: secrets.clone(),
                 tool: tool.name.to_string(),
                 _client: self.client.downgrade(),
             };
@@ -246,7 +246,7 @@ struct Forward {
     progress: Arc<ProgressRouter>,
     server: String,
     /// The server settings' credentials, redacted from transport errors.
-    secrets: Arc<[String]>,
+    secrets: actuator_model::credentials::Secrets,
     tool: String,
     /// The client is not kept alive by its tools' handlers beyond the connection itself.
     _client: Weak<Inner>,
@@ -309,13 +309,10 @@ impl Forward {
                 ))
             }
             ServiceError::Timeout { .. } => ToolError::timeout(),
-            other => ToolError::new(crate::redirect::scrub(
-                &self.secrets,
-                &format!(
-                    "MCP server '{}' failed to run tool '{}': {other}",
-                    self.server, self.tool
-                ),
-            )),
+            other => ToolError::new(self.secrets.scrubbed(&format!(
+                "MCP server '{}' failed to run tool '{}': {other}",
+                self.server, self.tool
+            ))),
         }
     }
 }

@@ -36,6 +36,8 @@ pub use config::GenerateConfig;
 mod observe;
 pub use observe::{GenerateObserver, RetryReport, observe_generation, wait_for_retry};
 
+pub mod credentials;
+
 mod model;
 pub use model::{
     ApiError, BoxFuture, FunctionModel, Model, ModelError, ScriptedModel, estimate_tokens,

@@ -11,7 +11,9 @@ use actuator_model::RetryReport;
 use crate::error::{ProviderError, snippet};
 use crate::options::ModelOptions;
 use crate::retry::{RetryPolicy, retry_after};
-use crate::secrets::{Secrets, is_secret_header, refused_redirect, same_origin_only};
+use actuator_model::credentials::{Secrets, is_secret_header, refused_redirect, without_user_info};
+
+use crate::secrets::{same_origin_only, scrub_error};
 use crate::sse::{DEFAULT_MAX_SSE_EVENT_BYTES, SseError, SseParser};
 
 /// What reads a stream of server-sent events, one attempt's worth.
@@ -86,20 +88,17 @@ impl Transport {
     ) -> Result<Self, ProviderError> {
         let base_url = base_url.trim_end_matches('/').to_owned();
         let parsed = reqwest::Url::parse(&base_url);
-        let url_secrets = match &parsed {
-            Ok(url) => Secrets::new([], url),
-            Err(_) => Secrets::default(),
-        };
+        let url_secrets = Secrets::new([], None, &base_url);
         let invalid = |message: String| {
             let mut error = ProviderError::InvalidConfig {
                 provider: provider.clone(),
                 message,
             };
-            url_secrets.scrub_error(&mut error);
+            scrub_error(&url_secrets, &mut error);
             error
         };
         let parsed = parsed.map_err(|e| {
-            let shown = crate::secrets::without_user_info(&base_url);
+            let shown = without_user_info(&base_url);
             invalid(format!("the base URL `{shown}` is not a URL: {e}"))
         })?;
         if !matches!(parsed.scheme(), "http" | "https") {
@@ -113,18 +112,20 @@ impl Transport {
                 .map_err(|e| invalid(format!("the header name `{name}` is not valid: {e}")))?;
             let mut value = HeaderValue::from_str(value)
                 .map_err(|e| invalid(format!("the value of header `{name}` is not valid: {e}")))?;
-            if is_secret_header(&name) {
+            if is_secret_header(name.as_str()) {
                 value.set_sensitive(true);
             }
             map.insert(name, value);
         }
         let secrets = Secrets::new(
-            map.iter().filter_map(|(n, v)| Some((n, v.to_str().ok()?))),
-            &parsed,
+            map.iter()
+                .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?))),
+            None,
+            parsed.as_str(),
         );
         let client = reqwest::Client::builder()
             .user_agent(concat!("actuator/", env!("CARGO_PKG_VERSION")))
-            .redirect(same_origin_only())
+            .redirect(same_origin_only(secrets.clone()))
             .build()
             .map_err(|e| invalid(format!("the HTTP client cannot be built: {e}")))?;
         Ok(Transport {
@@ -152,7 +153,7 @@ impl Transport {
     /// `error` for the caller, with every credential redacted from its texts (a response
     /// body quoted in a parse error may echo the key).
     pub(crate) fn model_error(&self, mut error: ProviderError) -> actuator_model::ModelError {
-        self.secrets.scrub_error(&mut error);
+        scrub_error(&self.secrets, &mut error);
         error.into()
     }
 
@@ -268,7 +269,7 @@ impl Transport {
                         self.secrets.scrub(text);
                     }
                 }
-                Failure::Other(e) => self.secrets.scrub_error(e),
+                Failure::Other(e) => scrub_error(&self.secrets, e),
             }
             let as_error = match &error {
                 Failure::Status(s) => self.status_error(url, s),
@@ -360,7 +361,7 @@ impl Transport {
     /// The typed error for a failed status.
     pub(crate) fn status_error(&self, url: &str, s: &StatusFailure) -> ProviderError {
         let mut error = self.status_error_unscrubbed(url, s);
-        self.secrets.scrub_error(&mut error);
+        scrub_error(&self.secrets, &mut error);
         error
     }
 
