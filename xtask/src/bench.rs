@@ -3,7 +3,8 @@
 //!
 //! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
 //! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
-//! (agent, W5), `provider` (providers, W6, see `w6.rs`) and `sandbox` (tools, W7), which
+//! (agent, W5), `provider` (providers, W6, see `w6.rs`), `sandbox` (tools, W7) and `sse`
+//! (providers: one long server-sent-event line, issue 30), which
 //! print `RESULT {json}` lines; `w8` (mcp, W8, with the MCP Python SDK: `w8.rs`); the example
 //! `w0_first_call` (actuator, W0),
 //! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
@@ -41,8 +42,9 @@ options:
                         (independent of --only: `--peers --only w2` runs both W2 benches)
   --build-cost          measure the clean and incremental build times (default unless --quick)
   --no-build-cost       skip them
-  --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,build
-                        (passed on to the Python reference as its workloads W0, W1, …)";
+  --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,sse,
+                        build (passed on to the Python reference as its workloads W0, W1, …;
+                        sse has no Python counterpart)";
 
 /// What a figure measures, which fixes its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,6 +323,17 @@ pub fn main(args: &[String]) -> Result<(), String> {
         step("W8: MCP tools/call over stdio, Actuator's server and client beside the Python SDK's");
         let asked = options.asked("w8");
         crate::w8::run(&bin("w8")?, &root, options.quick, asked, &mut rust)?;
+    }
+    if options.runs("sse") {
+        step("SSE: one long server-sent-event line through the OpenAI provider (1, 4, 16 MiB)");
+        let mut cmd = Command::new(bin("sse")?);
+        let (sizes, runs) = if options.quick {
+            ("1,4", "3")
+        } else {
+            ("1,4,16", "5")
+        };
+        cmd.args(["--sizes", sizes, "--runs", runs]);
+        results(&capture(&mut cmd)?, &mut rust);
     }
     if options.runs("w9") {
         step("W9: an evaluation of 10 000 samples (1 000 with --quick), log written and read back");

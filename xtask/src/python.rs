@@ -89,6 +89,7 @@ pub fn run(root: &Path, options: &PythonOptions) -> Result<PathBuf, String> {
 /// bench --only` (`w5` also selects `W5b`, whose script starts with `w5`).
 fn python_only(only: &[String]) -> String {
     only.iter()
+        .filter(|s| s.as_str() != "sse")
         .map(|s| s.to_uppercase())
         .collect::<Vec<_>>()
         .join(",")

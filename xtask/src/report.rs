@@ -145,6 +145,9 @@ fn rows() -> Vec<Row> {
         row("W9 eval of 10 000 samples (react, 2 turns each, 100 at once, `.eval` log): wall", "W9|eval 10 000 samples: wall", Some("W9|eval 10 000 samples: wall")),
         row("W9 the same: samples per second", "W9|eval 10 000 samples: samples per second", Some("W9|eval 10 000 samples: samples per second")),
         row("W9 the same: peak RSS", "W9|eval 10 000 samples: peak RSS (VmHWM)", Some("W9|eval 10 000 samples: peak RSS (ru_maxrss)")),
+        row("SSE one 1 MiB server-sent-event line through the OpenAI provider, whole `generate`", "sse|one 1 MiB SSE line", None),
+        row("SSE the same, 4 MiB (linear: about 4× the 1 MiB figure)", "sse|one 4 MiB SSE line", None),
+        row("SSE the same, 16 MiB", "sse|one 16 MiB SSE line", None),
         row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
         row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),
     ]
