@@ -199,3 +199,27 @@ pub enum EvalError {
         message: String,
     },
 }
+
+/// A log file's I/O error, naming the file (for `map_err`).
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LogError + '_ {
+    move |source| LogError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// A log file's zip error, naming the file (for `map_err`).
+pub(crate) fn zip_err(path: &Path) -> impl FnOnce(zip::result::ZipError) -> LogError + '_ {
+    move |e| LogError::Zip {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+/// A log file that is not in the reference's format, naming the file and what is wrong.
+pub(crate) fn format_err(path: &Path, reason: impl std::fmt::Display) -> LogError {
+    LogError::Format {
+        path: path.to_owned(),
+        reason: reason.to_string(),
+    }
+}

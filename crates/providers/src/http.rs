@@ -9,12 +9,11 @@ use serde_json::Value;
 use actuator_model::RetryReport;
 
 use crate::error::{ProviderError, snippet};
-use crate::options::ModelOptions;
 use crate::retry::{RetryPolicy, retry_after};
 use actuator_model::credentials::{Secrets, is_secret_header, refused_redirect, without_user_info};
 
 use crate::secrets::{same_origin_only, scrub_error};
-use crate::sse::{DEFAULT_MAX_SSE_EVENT_BYTES, SseError, SseParser};
+use crate::sse::{SseError, SseParser};
 
 /// What reads a stream of server-sent events, one attempt's worth.
 pub(crate) trait SseSink {
@@ -84,7 +83,9 @@ impl Transport {
         key_var: String,
         base_url: &str,
         headers: &[(String, String)],
-        options: &ModelOptions,
+        timeout: Option<Duration>,
+        retry: RetryPolicy,
+        max_event: usize,
     ) -> Result<Self, ProviderError> {
         let base_url = base_url.trim_end_matches('/').to_owned();
         let parsed = reqwest::Url::parse(&base_url);
@@ -134,11 +135,9 @@ impl Transport {
             key_var,
             base_url,
             headers: map,
-            timeout: options.timeout,
-            retry: options.retry.clone().unwrap_or_default(),
-            max_event: options
-                .max_sse_event_bytes
-                .unwrap_or(DEFAULT_MAX_SSE_EVENT_BYTES),
+            timeout,
+            retry,
+            max_event,
             secrets,
         })
     }

@@ -162,6 +162,12 @@ impl ModelOptions {
         self
     }
 
+    /// The largest server-sent event a stream may carry (the default when none was set).
+    pub(crate) fn sse_event_limit(&self) -> usize {
+        self.max_sse_event_bytes
+            .unwrap_or(crate::sse::DEFAULT_MAX_SSE_EVENT_BYTES)
+    }
+
     /// Where environment variables are read from (default: the process environment). For
     /// configuration kept elsewhere, and for tests.
     ///

@@ -58,7 +58,9 @@ mod tests {
             "TEST_API_KEY".into(),
             "http://me:pw-in-debug-4@127.0.0.1:9/v1",
             &headers,
-            &options,
+            options.timeout,
+            options.retry.clone().unwrap_or_default(),
+            options.sse_event_limit(),
         )
         .unwrap();
         let text = format!("{transport:?} {transport:#?}");

@@ -3,8 +3,6 @@
 
 use actuator_tool_core::{ToolError, ToolErrorKind};
 
-use crate::sandbox::format_size;
-
 /// An error from a [`Sandbox`](crate::Sandbox) operation.
 ///
 /// Tools turn it into the reference's tool errors with [`SandboxError::into_tool_error`]
@@ -172,5 +170,26 @@ pub(crate) fn utf8_reason(err: &std::str::Utf8Error) -> &'static str {
     match err.error_len() {
         None => "unexpected end of data",
         Some(_) => "invalid start byte",
+    }
+}
+
+/// Formats a byte count the way the reference does (`10 MiB`, `4 KiB`, `100 bytes`).
+///
+/// ```
+/// assert_eq!(actuator_sandbox::format_size(10 * 1024 * 1024), "10 MiB");
+/// assert_eq!(actuator_sandbox::format_size(1000), "1000 bytes");
+/// ```
+pub fn format_size(bytes: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = KIB * 1024;
+    const GIB: usize = MIB * 1024;
+    if bytes >= GIB && bytes.is_multiple_of(GIB) {
+        format!("{} GiB", bytes / GIB)
+    } else if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
     }
 }

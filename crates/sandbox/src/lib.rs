@@ -29,12 +29,12 @@
 //! ```
 
 mod error;
-pub use error::{SandboxError, combine_output};
+pub use error::{SandboxError, combine_output, format_size};
 
 mod sandbox;
 pub use sandbox::{
     DEFAULT_MAX_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, NO_SANDBOX_MESSAGE, Sandbox,
-    SandboxHandle, SessionRequest, format_size,
+    SandboxHandle, SessionRequest,
 };
 
 mod local;

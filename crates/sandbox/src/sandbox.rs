@@ -21,27 +21,6 @@ pub const DEFAULT_MAX_OUTPUT: usize = 10 * 1024 * 1024;
 /// error), in the reference's words.
 pub const NO_SANDBOX_MESSAGE: &str = "No sandbox environment has been provided for the current sample or task. Please specify a sandbox for the sample or a global default sandbox for the task";
 
-/// Formats a byte count the way the reference does (`10 MiB`, `4 KiB`, `100 bytes`).
-///
-/// ```
-/// assert_eq!(actuator_sandbox::format_size(10 * 1024 * 1024), "10 MiB");
-/// assert_eq!(actuator_sandbox::format_size(1000), "1000 bytes");
-/// ```
-pub fn format_size(bytes: usize) -> String {
-    const KIB: usize = 1024;
-    const MIB: usize = KIB * 1024;
-    const GIB: usize = MIB * 1024;
-    if bytes >= GIB && bytes.is_multiple_of(GIB) {
-        format!("{} GiB", bytes / GIB)
-    } else if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
-        format!("{} KiB", bytes / KIB)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
 /// One command to run in a sandbox.
 ///
 /// ```

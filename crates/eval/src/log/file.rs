@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use zip::{ZipArchive, ZipWriter};
 
-use crate::error::LogError;
+use crate::error::{LogError, format_err, io, zip_err};
 use crate::log::schema::{EvalErrorInfo, EvalLog, EvalSample};
 use crate::log::zip_append::{Append, write_entry, write_err, zip_write_err};
 
@@ -40,27 +40,6 @@ impl LogFormat {
             LogFormat::Eval => "eval",
             LogFormat::Json => "json",
         }
-    }
-}
-
-pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LogError + '_ {
-    move |source| LogError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-pub(crate) fn zip_err(path: &Path) -> impl FnOnce(zip::result::ZipError) -> LogError + '_ {
-    move |e| LogError::Zip {
-        path: path.to_owned(),
-        reason: e.to_string(),
-    }
-}
-
-pub(crate) fn format_err(path: &Path, reason: impl std::fmt::Display) -> LogError {
-    LogError::Format {
-        path: path.to_owned(),
-        reason: reason.to_string(),
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use zip::ZipArchive;
 
 use crate::error::LogError;
-use crate::log::file::{format_err, io, zip_err};
+use crate::error::{format_err, io, zip_err};
 use crate::log::schema::{EvalLog, EvalSample};
 
 /// Reads a log either format, with its samples in id and epoch order.

@@ -12,7 +12,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use crate::error::LogError;
-use crate::log::file::{io, zip_err};
+use crate::error::{io, zip_err};
 
 /// A failed write of `action` on `path`.
 pub(crate) fn write_err(

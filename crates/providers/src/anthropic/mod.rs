@@ -77,7 +77,9 @@ impl AnthropicMessages {
             resolved.key_var,
             &resolved.base_url,
             &headers,
-            options,
+            options.timeout,
+            options.retry.clone().unwrap_or_default(),
+            options.sse_event_limit(),
         )?;
         Ok(AnthropicMessages {
             name: name.to_owned(),

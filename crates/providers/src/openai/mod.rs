@@ -77,7 +77,9 @@ impl OpenAiChat {
             resolved.key_var,
             &resolved.base_url,
             &headers,
-            options,
+            options.timeout,
+            options.retry.clone().unwrap_or_default(),
+            options.sse_event_limit(),
         )?;
         let resolved_openai = resolved.kind == Kind::OpenAi;
         let model = resolved.model;

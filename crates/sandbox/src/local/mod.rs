@@ -17,7 +17,8 @@ use tokio::process::Command;
 pub use command::ResourceLimits;
 use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, has_controlling_terminal, shell_join};
 use run::{LiveGroups, collect, spawn};
-use supervisor::{Input, Launch, Supervisor};
+use script::{Input, Launch};
+use supervisor::Supervisor;
 
 use crate::error::utf8_reason;
 use crate::{

@@ -1,9 +1,31 @@
-//! The bash the supervisor runs, and the script it sources for each command.
+//! What one command is ([`Launch`]), the bash the supervisor runs, and the script it sources
+//! for each command.
 
 use std::path::Path;
 
 use super::command::shell_quote;
-use super::supervisor::Launch;
+
+/// How a launched command gets its standard input.
+#[derive(Debug)]
+pub(crate) enum Input {
+    /// `/dev/null`.
+    Null,
+    /// These bytes (a file in the control directory).
+    Bytes(Vec<u8>),
+    /// A FIFO the host writes to (an interactive process).
+    Pipe,
+}
+
+/// One command to start in the sandbox.
+#[derive(Debug)]
+pub(crate) struct Launch<'a> {
+    pub argv: &'a [String],
+    pub cwd: &'a Path,
+    pub env: &'a [(String, String)],
+    pub input: Input,
+    /// Whether standard error is kept (else it goes to `/dev/null`).
+    pub stderr: bool,
+}
 
 /// The supervisor, run as `bash --noprofile --norc -c SUPERVISOR supervisor CTL`.
 ///

@@ -30,7 +30,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -46,7 +46,7 @@ use super::command::{Confined, SANDBOX_PATH};
 use super::control::ControlDir;
 use super::events::{Event, Pending, Shared, lock, read_event};
 use super::run::{Collected, RawOutput, collect_streams, sleep_until};
-use super::script::{SUPERVISOR, command_script};
+use super::script::{Input, Launch, SUPERVISOR, command_script};
 use crate::{InteractiveProcess, SandboxError};
 
 /// How long a command's exit report may trail the end of its output (it is written before
@@ -61,28 +61,6 @@ pub(crate) struct Supervisor {
     shared: Arc<Shared>,
     /// The supervisor's working directory (the sandbox's).
     start_dir: PathBuf,
-}
-
-/// How a launched command gets its standard input.
-#[derive(Debug)]
-pub(crate) enum Input {
-    /// `/dev/null`.
-    Null,
-    /// These bytes (a file in the control directory).
-    Bytes(Vec<u8>),
-    /// A FIFO the host writes to (an interactive process).
-    Pipe,
-}
-
-/// One command to start in the sandbox.
-#[derive(Debug)]
-pub(crate) struct Launch<'a> {
-    pub argv: &'a [String],
-    pub cwd: &'a Path,
-    pub env: &'a [(String, String)],
-    pub input: Input,
-    /// Whether standard error is kept (else it goes to `/dev/null`).
-    pub stderr: bool,
 }
 
 /// A command sent to the supervisor: its events, its streams, and the guard that kills it.
