@@ -312,3 +312,37 @@ async fn finished_calls_leave_no_files_in_the_control_directory() {
     }
     assert_eq!(left, ["kill"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_that_end_at_once_all_report_their_status() {
+    // A command that exits before its shell starts waiting for it must still be reported
+    // (bash's `wait -f` loops forever on such a job: "No record of process").
+    let Some(sb) = sandbox() else { return };
+    let sb = std::sync::Arc::new(sb);
+    let calls: Vec<_> = (0..300)
+        .map(|i| {
+            let sb = std::sync::Arc::clone(&sb);
+            tokio::spawn(async move {
+                let request = if i % 2 == 0 {
+                    ExecRequest::new(["no-such-program"])
+                } else {
+                    ExecRequest::new(["pwd"]).cwd("missing")
+                };
+                sb.exec(request).await.unwrap().status
+            })
+        })
+        .collect();
+    let statuses = tokio::time::timeout(Duration::from_secs(60), async {
+        let mut statuses = Vec::new();
+        for call in calls {
+            statuses.push(call.await.unwrap());
+        }
+        statuses
+    })
+    .await
+    .expect("a call that ended at once never reported its status");
+    for (i, status) in statuses.into_iter().enumerate() {
+        let expected = if i % 2 == 0 { 127 } else { 1 };
+        assert_eq!(status, Some(expected), "call {i}");
+    }
+}

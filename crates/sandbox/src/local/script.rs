@@ -113,7 +113,8 @@ pub(crate) fn command_script(
     // The job shell holds the command's standard output open (fd 6) until it has reported
     // the exit, so the host's end of file on it means the report was sent, or never will be
     // (the job shell was killed). The command runs as a job of its own, so `kill 0` in it
-    // signals its own group, not the shell that waits for it.
+    // signals its own group, not the shell that waits for it. Plain `wait`: bash 5.2's
+    // `wait -f` loops forever ("No record of process") on a job reaped before it was called.
     format!(
         "set -m\nexec 2>/dev/null 6<>{stdout}\n(\n\
          exec <{stdin} 1<>{stdout} 2<>{stderr} 4<&- 6<&-\n\
@@ -124,7 +125,7 @@ pub(crate) fn command_script(
          type -P -- {program_q} >/dev/null || {{ printf '%s: command not found\\n' {program_q} >&2; exit 127; }}\n\
          exec 3>&- -- {command}\n\
          ) &\n\
-         wait -f \"$!\"\n\
+         wait \"$!\"\n\
          printf '%s x %s\\n' {id} \"$?\" >&3\n",
         stdin = q(stdin),
         stdout = p(stdout),
