@@ -139,7 +139,7 @@ mod tests {
     #[cfg(not(feature = "https"))]
     #[test]
     fn https_without_the_feature_says_which_feature() {
-        let err = client("remote", "https://example.com/mcp", &[], Vec::new()).unwrap_err();
+        let err = client("remote", "https://example.com/mcp", &[], Secrets::default()).unwrap_err();
         assert!(err.to_string().contains("`https` feature"), "{err}");
     }
 
