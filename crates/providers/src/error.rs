@@ -213,6 +213,16 @@ pub enum ProviderError {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// A non-streamed answer was larger than the limit (the same limit as one stream event).
+    #[error(
+        "{provider} sent an answer larger than {limit} bytes; raise the limit with ModelOptions::max_sse_event_bytes if the server's answers are legitimately this large."
+    )]
+    ResponseTooLarge {
+        /// The provider.
+        provider: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The conversation breaks one of the provider's rules; nothing was sent.
     #[error("The conversation cannot be sent to {provider}: {message}")]
     InvalidConversation {
@@ -255,7 +265,7 @@ impl ProviderError {
         match self {
             E::UnknownProvider { model, .. } | E::InvalidModelName { model, .. } => vec![model],
             E::MissingApiKey { .. } | E::MissingBaseUrl { .. } | E::Timeout { .. } => vec![],
-            E::EventTooLarge { .. } => vec![],
+            E::EventTooLarge { .. } | E::ResponseTooLarge { .. } => vec![],
             E::InvalidConfig { message, .. }
             | E::PermissionDenied { message, .. }
             | E::Overloaded { message, .. }

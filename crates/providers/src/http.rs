@@ -44,6 +44,9 @@ pub(crate) enum Failure {
     Other(ProviderError),
 }
 
+/// The most of a failed status's body that is read (its start is what errors quote).
+const MAX_ERROR_BODY: usize = 1 << 20;
+
 /// Everything needed to reach one provider. Its `Debug` shows header names, not values.
 #[derive(Clone)]
 pub(crate) struct Transport {
@@ -173,11 +176,13 @@ impl Transport {
         let bytes = self.encode(body)?;
         self.with_retries(&url, || async {
             let response = self.send(&url, &bytes, false).await?;
-            let body = response
-                .bytes()
-                .await
-                .map_err(|e| Failure::Other(self.send_error(&url, &e)))?;
-            Ok(body.to_vec())
+            match self.read_body(&url, response, self.max_event).await? {
+                (body, false) => Ok(body),
+                (_, true) => Err(Failure::Other(ProviderError::ResponseTooLarge {
+                    provider: self.provider.clone(),
+                    limit: self.max_event,
+                })),
+            }
         })
         .await
     }
@@ -329,11 +334,35 @@ impl Transport {
             return Ok(response);
         }
         let wait = retry_after(response.headers());
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| Failure::Other(self.send_error(url, &e)))?;
+        // Only its start is ever shown or parsed: the rest of a huge error body is not read.
+        let (body, _) = self
+            .read_body(url, response, MAX_ERROR_BODY.min(self.max_event))
+            .await?;
         Err(Failure::Status(read_failure(status.as_u16(), wait, &body)))
+    }
+
+    /// Reads a response body, at most `limit` bytes: the flag says it went past them (then
+    /// the rest is not read and the connection is dropped).
+    async fn read_body(
+        &self,
+        url: &str,
+        mut response: reqwest::Response,
+        limit: usize,
+    ) -> Result<(Vec<u8>, bool), Failure> {
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| Failure::Other(self.send_error(url, &e)))?
+        {
+            let room = limit - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                return Ok((body, true));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok((body, false))
     }
 
     fn send_error(&self, url: &str, e: &reqwest::Error) -> ProviderError {

@@ -149,7 +149,9 @@ impl ModelOptions {
     /// The largest server-sent event a streamed answer may contain, in bytes (default
     /// [`DEFAULT_MAX_SSE_EVENT_BYTES`](crate::DEFAULT_MAX_SSE_EVENT_BYTES), 16 MiB). A
     /// larger event ends the request with [`ProviderError::EventTooLarge`] instead of
-    /// buffering whatever the server sends.
+    /// buffering whatever the server sends. The same limit bounds a non-streamed answer's
+    /// body ([`ProviderError::ResponseTooLarge`]); of a failed status's body at most 1 MiB is
+    /// read.
     ///
     /// ```
     /// use actuator_providers::ModelOptions;

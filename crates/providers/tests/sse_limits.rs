@@ -84,3 +84,44 @@ async fn an_event_past_the_limit_is_a_typed_error_that_says_how_to_raise_it() {
         .unwrap();
     assert_eq!(ask(&*model).await.unwrap().len(), MIB);
 }
+
+/// A server answering with one non-streamed Chat Completions body of about `len` bytes.
+async fn long_answer(len: usize) -> MockServer {
+    let body = json!({
+        "id": "c", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "x".repeat(len)}, "finish_reason": "stop"}],
+    });
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn a_non_streamed_answer_past_the_limit_is_a_typed_error_not_an_unbounded_read() {
+    let server = long_answer(2 * MIB).await;
+    let model = options(&server)
+        .stream(false)
+        .max_sse_event_bytes(MIB)
+        .build("openai/m")
+        .unwrap();
+    let err = ask(&*model).await.unwrap_err();
+    let provider = err.downcast_ref::<ProviderError>().unwrap();
+    assert!(
+        matches!(provider, ProviderError::ResponseTooLarge { limit, .. } if *limit == MIB),
+        "{provider:?}"
+    );
+    assert!(err.to_string().contains("max_sse_event_bytes"), "{err}");
+    // Not retried: one request only.
+    assert!(!err.is_retryable());
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    // Under the limit the same answer is read whole.
+    let model = options(&server)
+        .stream(false)
+        .max_sse_event_bytes(4 * MIB)
+        .build("openai/m")
+        .unwrap();
+    assert!(ask(&*model).await.unwrap().len() >= 2 * MIB);
+}
