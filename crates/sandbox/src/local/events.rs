@@ -46,8 +46,9 @@ pub(super) struct Shared {
     pub(super) pending: Mutex<HashMap<u64, Pending>>,
     pub(super) alive: AtomicBool,
     pub(super) kills: Mutex<Option<File>>,
-    /// bwrap's process (not reaped before [`Supervisor`](super::supervisor::Supervisor) is dropped, so never reused).
-    pub(super) bwrap: Option<rustix::process::Pid>,
+    /// bwrap's process while it is unreaped (so its id cannot be reused): taken by
+    /// [`Supervisor`](super::supervisor::Supervisor)'s drop before it reaps bwrap.
+    pub(super) bwrap: Mutex<Option<rustix::process::Pid>>,
     /// Why the sandbox was stopped, when the supervisor misbehaved.
     pub(super) misbehaved: Mutex<Option<String>>,
 }
@@ -95,9 +96,12 @@ impl Shared {
     pub(super) fn misbehaved(&self, detail: String) {
         tracing::warn!("stopping the sandbox: its supervisor {detail}");
         lock(&self.misbehaved).get_or_insert(detail);
-        if let Some(pid) = self.bwrap {
+        // Under the lock, so the drop cannot reap bwrap between the look and the kill.
+        let bwrap = lock(&self.bwrap);
+        if let Some(pid) = *bwrap {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
+        drop(bwrap);
         self.gone();
     }
 

@@ -216,9 +216,11 @@ impl Supervisor {
             pending: Mutex::default(),
             alive: AtomicBool::new(true),
             kills: Mutex::new(Some(kills)),
-            bwrap: i32::try_from(child.id())
-                .ok()
-                .and_then(rustix::process::Pid::from_raw),
+            bwrap: Mutex::new(
+                i32::try_from(child.id())
+                    .ok()
+                    .and_then(rustix::process::Pid::from_raw),
+            ),
             misbehaved: Mutex::new(None),
         });
         let thread_shared = Arc::clone(&shared);
@@ -443,8 +445,12 @@ impl Drop for Supervisor {
         // (`--die-with-parent` takes its init down with it).
         self.shared.alive.store(false, Ordering::SeqCst);
         lock(&self.requests).take();
+        // Once reaped, its id may go to another process: nothing may signal it after this.
+        let mut bwrap = lock(&self.shared.bwrap);
+        bwrap.take();
         let mut child = lock(&self.child);
         let _ = child.kill();
         let _ = child.wait();
+        drop(bwrap);
     }
 }
