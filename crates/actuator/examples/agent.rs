@@ -120,9 +120,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("{} {question}", transcript.paint("1;35", " user"));
     let cx = RunContext::with_events(transcript.clone());
-    let result = cx
-        .run(&agent, question.as_str(), &[], Default::default())
-        .await?;
+    let result = cx.run(&agent, question.as_str(), ()).await?;
     println!(
         "\n{} {}",
         transcript.paint("1;32", "answer:"),

@@ -9,7 +9,7 @@ mod support;
 
 use std::sync::Arc;
 
-use actuator::agent::{AgentSubmit, RunOptions, react, run_with};
+use actuator::agent::{AgentSubmit, RunOptions, react, run};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::sandbox::{LocalSandbox, Sandbox, SandboxHandle};
 use actuator::tools::{BashOptions, ShellOptions, bash, python, text_editor};
@@ -104,7 +104,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = RunOptions::new()
         .events(transcript.clone())
         .resource(SandboxHandle::new(sandbox));
-    let result = run_with(&agent, task, options).await?;
+    let result = run(&agent, task, options).await?;
     println!(
         "\n{} {}",
         transcript.paint("1;32", "answer:"),

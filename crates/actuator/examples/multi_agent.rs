@@ -115,9 +115,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let question = "How much taller is the Eiffel Tower than the Great Pyramid?";
     println!("{} {question}", transcript.paint("1;35", " user"));
     let cx = RunContext::with_events(transcript.clone());
-    let result = cx
-        .run(&supervisor, question, &[], Default::default())
-        .await?;
+    let result = cx.run(&supervisor, question, ()).await?;
 
     println!(
         "\n{}",

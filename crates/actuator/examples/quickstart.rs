@@ -82,7 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let question = "What is (3 + 4) × 5?";
     println!("{} {question}", transcript.paint("1;35", " user"));
     let cx = RunContext::with_events(transcript.clone());
-    let result = cx.run(&agent, question, &[], Default::default()).await?;
+    let result = cx.run(&agent, question, ()).await?;
 
     println!(
         "\n{} {}",

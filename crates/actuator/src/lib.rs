@@ -101,9 +101,7 @@ pub mod prelude {
     pub use actuator_model::{ChatMessage, Model, ModelOutput, ScriptedModel};
 
     #[cfg(feature = "agent")]
-    pub use actuator_agent::{
-        Agent, AgentError, AgentState, RunContext, RunOptions, react, run, run_with,
-    };
+    pub use actuator_agent::{Agent, AgentError, AgentState, RunContext, RunOptions, react, run};
 
     #[cfg(feature = "multi")]
     pub use actuator_multi::{as_tool, handoff};

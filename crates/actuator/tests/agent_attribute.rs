@@ -47,7 +47,7 @@ async fn the_attribute_works_through_the_facade() {
     let mut args = serde_json::Map::new();
     args.insert("who".into(), "Ada".into());
     let out = RunContext::new()
-        .run(&hello, "hi", &[], args)
+        .run(&hello, "hi", RunOptions::new().args(args))
         .await
         .unwrap();
     assert_eq!(out.state.output().completion(), "hello, Ada");

@@ -18,7 +18,7 @@ mod servers;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator::agent::{RunOptions, react, run_with, turn_limit};
+use actuator::agent::{RunOptions, react, run, turn_limit};
 use actuator::model::{ChatMessage, GenerateConfig};
 use actuator::providers::{ModelOptions, RetryPolicy};
 use actuator::sandbox::{LocalSandbox, SandboxHandle};
@@ -54,7 +54,7 @@ async fn a_real_model_runs_bash_in_the_sandbox_and_submits() {
         .model(forced.clone())
         .build()
         .unwrap();
-    let run = run_with(
+    let run = run(
         &agent,
         "Print the word hello with echo.",
         RunOptions::new()

@@ -152,7 +152,7 @@ async fn one_agent(model: Arc<dyn Model>, events: Option<Arc<Counter>>) -> Agent
     };
     let start = Instant::now();
     let run = cx
-        .run(&agent, "Add numbers, then submit.", &[], Map::new())
+        .run(&agent, "Add numbers, then submit.", ())
         .await
         .expect("the agent run");
     let end = Instant::now();

@@ -6,7 +6,7 @@ pub use actuator_tool_core as tool_core;
 
 use actuator_tool_core::ToolError;
 
-use crate::agent::{AgentError, AgentErrorKind};
+use crate::error::{AgentError, AgentErrorKind};
 
 /// An argument of an `#[agent]` function that could not be taken from the run's arguments
 /// (they are validated against the agent's schema first, so this is rare).

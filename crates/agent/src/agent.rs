@@ -1,123 +1,15 @@
-//! The [`Agent`] trait, its errors, and agents from closures.
+//! The [`Agent`] trait, and agents from closures.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use actuator_exec::ExecError;
-use actuator_model::{BoxFuture, ModelError};
+use actuator_model::BoxFuture;
 use actuator_tool_core::ToolParams;
 use serde_json::{Map, Value};
 
 use crate::context::RunContext;
-use crate::limits::LimitExceeded;
+use crate::error::AgentError;
 use crate::state::AgentState;
-
-/// Why an agent stopped with an error.
-#[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentErrorKind {
-    /// A limit was exceeded.
-    #[error(transparent)]
-    Limit(#[from] LimitExceeded),
-    /// A generation failed.
-    #[error(transparent)]
-    Model(#[from] ModelError),
-    /// Tool execution stopped the run (a fatal tool error, a panic, a termination). An
-    /// enclosing run's limit hit inside a tool is [`AgentErrorKind::Limit`] instead.
-    #[error(transparent)]
-    Exec(ExecError),
-    /// The turn's tools could not be resolved: a [`ToolSource`](crate::ToolSource) failed to
-    /// list its tools, or the resolved set is invalid (a duplicate name, D7).
-    #[error(transparent)]
-    Tools(#[from] crate::source::ToolSetError),
-    /// The agent was configured wrongly.
-    #[error("{0}")]
-    Config(String),
-    /// Any other failure.
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<ExecError> for AgentErrorKind {
-    /// A limit that stopped execution is that limit, so the scope it belongs to catches it
-    /// (D9); anything else is an execution error.
-    fn from(e: ExecError) -> Self {
-        match e {
-            ExecError::Limit { limit, .. } => AgentErrorKind::Limit(*limit),
-            other => AgentErrorKind::Exec(other),
-        }
-    }
-}
-
-/// An agent stopped with an error. Carries the state as it was when it stopped, so nothing
-/// done before the error is lost.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{kind}")]
-pub struct AgentError {
-    /// What went wrong.
-    pub kind: AgentErrorKind,
-    /// The state when it happened, when the agent had one.
-    pub state: Option<Box<AgentState>>,
-}
-
-impl AgentError {
-    /// An error without a state.
-    pub fn new(kind: impl Into<AgentErrorKind>) -> Self {
-        AgentError {
-            kind: kind.into(),
-            state: None,
-        }
-    }
-
-    /// An error carrying the state it happened in.
-    pub fn with_state(kind: impl Into<AgentErrorKind>, state: AgentState) -> Self {
-        AgentError {
-            kind: kind.into(),
-            state: Some(Box::new(state)),
-        }
-    }
-
-    /// This error with `state` attached, unless it already carries one (the state closest to
-    /// where it happened wins).
-    #[must_use]
-    pub fn or_state(mut self, state: &AgentState) -> Self {
-        if self.state.is_none() {
-            self.state = Some(Box::new(state.clone()));
-        }
-        self
-    }
-
-    /// A configuration error.
-    pub fn config(message: impl Into<String>) -> Self {
-        Self::new(AgentErrorKind::Config(message.into()))
-    }
-
-    /// The limit exceeded, when that is the error.
-    pub fn limit(&self) -> Option<&LimitExceeded> {
-        match &self.kind {
-            AgentErrorKind::Limit(l) => Some(l),
-            _ => None,
-        }
-    }
-}
-
-impl From<LimitExceeded> for AgentError {
-    fn from(e: LimitExceeded) -> Self {
-        AgentError::new(e)
-    }
-}
-
-impl From<ModelError> for AgentError {
-    fn from(e: ModelError) -> Self {
-        AgentError::new(e)
-    }
-}
-
-impl From<ExecError> for AgentError {
-    fn from(e: ExecError) -> Self {
-        AgentError::new(e)
-    }
-}
 
 /// An agent: runs over an [`AgentState`] and returns the new state or an error.
 ///

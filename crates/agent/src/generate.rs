@@ -7,8 +7,8 @@ use actuator_exec::ExecuteOptions;
 use actuator_model::{ChatMessage, GenerateConfig, Model};
 use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 
-use crate::agent::{AgentError, AgentErrorKind};
 use crate::context::RunContext;
+use crate::error::{AgentError, AgentErrorKind};
 use crate::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
 
@@ -27,6 +27,7 @@ pub enum ToolCalls {
 
 /// How [`RunContext::generate_loop`] runs.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct GenerateLoop {
     /// Which calls are executed (default [`ToolCalls::Loop`]).
     pub tool_calls: ToolCalls,
@@ -74,6 +75,13 @@ impl GenerateLoop {
     #[must_use]
     pub fn config(mut self, config: GenerateConfig) -> Self {
         self.config = config;
+        self
+    }
+
+    /// Executor settings (output limit, approval, concurrency).
+    #[must_use]
+    pub fn execute(mut self, execute: ExecuteOptions) -> Self {
+        self.execute = execute;
         self
     }
 }

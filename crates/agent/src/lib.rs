@@ -22,7 +22,12 @@
 #![allow(clippy::result_large_err)]
 
 mod agent;
-pub use agent::{Agent, AgentError, AgentErrorKind, AgentWith, FnAgent, agent_fn, agent_with};
+pub use agent::{Agent, AgentWith, FnAgent, agent_fn, agent_with};
+
+mod error;
+pub use error::{AgentError, AgentErrorKind};
+
+mod budget;
 
 mod state;
 pub use state::AgentState;
@@ -46,7 +51,7 @@ mod generate;
 pub use generate::{GenerateLoop, ToolCalls};
 
 mod run;
-pub use run::{AgentInput, AgentRun, RunOptions, run, run_with};
+pub use run::{AgentInput, AgentRun, RunOptions, run};
 
 mod filter;
 pub use filter::{
@@ -65,9 +70,10 @@ pub use prompts::{
 
 mod react;
 pub use react::{
-    AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
-    IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent, ReactBuilder, ReactModel,
-    ScoreValueFn, Scorer, react, remove_submit_tool, submit_output,
+    AgentAttempts, AgentPrompt, AgentSubmit, AttemptScorer, ContextOverflow, ContinueDecision,
+    IncorrectMessage, IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent,
+    ReactBuilder, ReactModel, ReactToolChoice, ScoreValueFn, ToolChoiceFn, react,
+    remove_submit_tool, submit_output,
 };
 
 #[doc(hidden)]

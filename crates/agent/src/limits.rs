@@ -14,6 +14,7 @@ use tokio::time::Instant;
 
 /// A limit on a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Limit {
     /// At most this many messages in the conversation.
     Message(u64),

@@ -6,14 +6,15 @@ use std::ops::{Deref, DerefMut};
 use actuator_model::ChatMessage;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::context::RunContext;
+use crate::budget::Budget;
 
-/// The conversation of an [`AgentState`](crate::AgentState): a `Vec<ChatMessage>` (it derefs to
-/// one, so reading, indexing, iterating, `retain` and `truncate` work as on a vector) that,
-/// while a run works on it, enforces the run's message limit when messages are added.
+/// The conversation of an [`AgentState`](crate::AgentState): a list of messages (it derefs to a
+/// slice, so reading, indexing, iterating and editing messages in place work as on a vector)
+/// that, while a run works on it, enforces the run's message limit when messages are added.
 ///
-/// [`push`](Self::push), [`extend`](Self::extend), [`insert`](Self::insert) and
-/// [`append`](Self::append) check the limit first, as the reference's `ChatMessageList` does:
+/// Every way to add messages goes through the limit: [`push`](Self::push),
+/// [`extend`](Self::extend), [`insert`](Self::insert), [`append`](Self::append) and
+/// [`set`](Self::set) check it first, as the reference's `ChatMessageList` does:
 /// an addition that would take the conversation over the limit is not made, the limit is
 /// recorded, and the run stops at its next step (its next generation, tool execution or
 /// message check, or when the agent returns) with that limit and the state as it was. A custom
@@ -38,11 +39,20 @@ use crate::context::RunContext;
 /// assert_eq!(out.state.messages.len(), 3); // the input and the two messages that fit
 /// # });
 /// ```
+///
+/// Nothing grows the list around the limit: it is not a `Vec` when mutated, so `Vec`'s own
+/// additions are not there to call.
+///
+/// ```compile_fail
+/// let mut state = actuator_agent::AgentState::default();
+/// state.messages.extend_from_slice(&[actuator_model::ChatMessage::user("unchecked")]);
+/// ```
 #[derive(Clone, Default)]
 pub struct MessageList {
     items: Vec<ChatMessage>,
-    /// The run enforcing its message limit on this list, while one works on it.
-    run: Option<RunContext>,
+    /// The limits of the run working on this list, while one does (its limit scopes and event
+    /// sink, not the whole run context).
+    budget: Option<Budget>,
 }
 
 impl MessageList {
@@ -54,8 +64,8 @@ impl MessageList {
     /// Whether adding `n` messages stays within the run's message limit; when it does not, the
     /// limit is recorded for the run to stop with.
     fn admits(&self, n: usize) -> bool {
-        match &self.run {
-            Some(cx) if n > 0 => cx.admit_messages(self.items.len() + n),
+        match &self.budget {
+            Some(budget) if n > 0 => budget.admit_messages(self.items.len() + n),
             _ => true,
         }
     }
@@ -112,26 +122,74 @@ impl MessageList {
         std::mem::take(&mut self.items)
     }
 
-    /// Puts the list under `cx`'s message limit.
-    pub(crate) fn attach(&mut self, cx: RunContext) {
-        self.run = Some(cx);
+    /// Keeps only the messages `keep` returns true for (removing never exceeds a limit).
+    pub fn retain(&mut self, keep: impl FnMut(&ChatMessage) -> bool) {
+        self.items.retain(keep);
+    }
+
+    /// Keeps the first `len` messages.
+    pub fn truncate(&mut self, len: usize) {
+        self.items.truncate(len);
+    }
+
+    /// Removes every message.
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    /// Removes and returns the last message.
+    pub fn pop(&mut self) -> Option<ChatMessage> {
+        self.items.pop()
+    }
+
+    /// Removes and returns the message at `index`, or `None` past the end (where
+    /// `Vec::remove` would panic).
+    pub fn remove(&mut self, index: usize) -> Option<ChatMessage> {
+        (index < self.items.len()).then(|| self.items.remove(index))
+    }
+
+    /// Removes the messages in `range` and returns them (a range out of bounds is clamped,
+    /// where `Vec::drain` would panic).
+    pub fn drain(&mut self, range: impl std::ops::RangeBounds<usize>) -> Vec<ChatMessage> {
+        use std::ops::Bound;
+        let len = self.items.len();
+        let start = match range.start_bound() {
+            Bound::Included(&s) => s,
+            Bound::Excluded(&s) => s.saturating_add(1),
+            Bound::Unbounded => 0,
+        }
+        .min(len);
+        let end = match range.end_bound() {
+            Bound::Included(&e) => e.saturating_add(1),
+            Bound::Excluded(&e) => e,
+            Bound::Unbounded => len,
+        }
+        .clamp(start, len);
+        self.items.drain(start..end).collect()
+    }
+
+    /// Puts the list under a run's limits.
+    pub(crate) fn attach(&mut self, budget: Budget) {
+        self.budget = Some(budget);
     }
 
     /// Releases the list from its run.
     pub(crate) fn detach(&mut self) {
-        self.run = None;
+        self.budget = None;
     }
 }
 
+/// Reading as a slice. Editing messages in place goes through [`DerefMut`] to a slice, which
+/// cannot grow: additions go through the methods above, which check the run's message limit.
 impl Deref for MessageList {
-    type Target = Vec<ChatMessage>;
-    fn deref(&self) -> &Vec<ChatMessage> {
+    type Target = [ChatMessage];
+    fn deref(&self) -> &[ChatMessage] {
         &self.items
     }
 }
 
 impl DerefMut for MessageList {
-    fn deref_mut(&mut self) -> &mut Vec<ChatMessage> {
+    fn deref_mut(&mut self) -> &mut [ChatMessage] {
         &mut self.items
     }
 }
@@ -157,7 +215,10 @@ impl PartialEq<Vec<ChatMessage>> for MessageList {
 
 impl From<Vec<ChatMessage>> for MessageList {
     fn from(items: Vec<ChatMessage>) -> Self {
-        MessageList { items, run: None }
+        MessageList {
+            items,
+            budget: None,
+        }
     }
 }
 

@@ -8,16 +8,20 @@ use actuator_tool_core::{ArgumentValidator, Extensions};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use crate::agent::{Agent, AgentError, AgentErrorKind};
+use crate::agent::Agent;
 use crate::context::RunContext;
+use crate::error::{AgentError, AgentErrorKind};
 use crate::limits::{Limit, LimitExceeded, LimitUsage};
 use crate::messages::MessageList;
 use crate::state::AgentState;
 
-/// What an agent runs on: a string (one user message), messages, or a state.
+/// What an agent runs on: a string (one user message), messages, or a state. Each becomes a
+/// conversation whose messages are marked `source = input`, except
+/// [`AgentInput::Continued`], which continues a conversation as it is.
 #[derive(Debug, Clone)]
 // A transient argument, consumed at once: boxing the state would only add an allocation.
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum AgentInput {
     /// A user message.
     Text(String),
@@ -25,6 +29,9 @@ pub enum AgentInput {
     Messages(Vec<ChatMessage>),
     /// A state (its explicit output is not carried over).
     State(AgentState),
+    /// A conversation continued as it is (message sources and explicit output unchanged), as
+    /// handoff and `as_solver` do: the agent takes over where another left off.
+    Continued(AgentState),
 }
 
 impl From<&str> for AgentInput {
@@ -64,12 +71,19 @@ impl From<&AgentState> for AgentInput {
 }
 
 impl AgentInput {
-    /// The state an agent starts from: the messages, each marked `source = input`.
+    /// A conversation continued as it is ([`AgentInput::Continued`]).
+    pub fn continued(state: AgentState) -> Self {
+        AgentInput::Continued(state)
+    }
+
+    /// The state an agent starts from: the messages, each marked `source = input` (a
+    /// [`Continued`](AgentInput::Continued) state as it is).
     pub fn into_state(self) -> AgentState {
         let mut messages = match self {
             AgentInput::Text(t) => vec![ChatMessage::user(t)],
             AgentInput::Messages(m) => m,
             AgentInput::State(s) => s.messages.into_vec(),
+            AgentInput::Continued(s) => return s,
         };
         for m in &mut messages {
             m.set_source(Some(MessageSource::Input));
@@ -93,26 +107,58 @@ pub struct AgentRun {
     pub span_id: String,
 }
 
-/// Runs `agent` on `input` under `limits`, with a fresh root context.
+/// Runs `agent` on `input` with `options` (limits, where events go, the resources its tools
+/// reach, the agent's arguments, the span's name), in a fresh root context: the one way to run
+/// an agent. `options` is a [`RunOptions`], or `()` / `&[]` for none, or limits alone
+/// (`&[turn_limit(10)]`, a `Vec<Limit>`, one `Limit`). From inside a run (a tool or an agent
+/// running another agent), use [`RunContext::run`], which keeps the enclosing run's limits,
+/// events and resources.
 ///
-/// The agent works on a copy: the caller's input never changes. Limits given here are caught
-/// here (the partial state is returned with the limit); any other error propagates.
+/// The agent works on a copy: the caller's input never changes. The arguments are validated
+/// against the agent's parameters first. Limits given here are caught here (the partial state
+/// is returned with the limit); any other error propagates.
+///
+/// ```
+/// use actuator_agent::{AgentState, RunOptions, agent_fn, run, turn_limit};
+/// use actuator_tool_core::ToolParams;
+///
+/// let params = ToolParams::from_value(&serde_json::json!({
+///     "properties": {"times": {"type": "integer", "description": "How often."}},
+///     "required": ["times"]
+/// })).unwrap();
+/// let repeat = agent_fn("repeat", |mut state: AgentState, _cx, args| async move {
+///     let times = args["times"].as_u64().unwrap_or(0) as usize;
+///     state.messages.push(actuator_model::ChatMessage::assistant("echo ".repeat(times)));
+///     Ok(state)
+/// })
+/// .with_parameters(params);
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let out = run(&repeat, "hi", RunOptions::new().arg("times", 2)).await.unwrap();
+/// assert_eq!(out.state.output().completion(), "echo echo ");
+/// let err = run(&repeat, "hi", RunOptions::new().arg("times", "two")).await.unwrap_err();
+/// assert!(err.to_string().contains("'two' is not of type 'integer'"), "{err}");
+///
+/// let echo = agent_fn("echo", |state: AgentState, _cx, _args| async move { Ok(state) });
+/// let out = run(&echo, "hi", &[turn_limit(3)]).await.unwrap(); // limits alone
+/// assert!(out.limit.is_none());
+/// let out = run(&echo, "hi", ()).await.unwrap(); // nothing
+/// assert_eq!(out.state.messages.len(), 1);
+/// # });
+/// ```
 pub async fn run(
     agent: &dyn Agent,
     input: impl Into<AgentInput>,
-    limits: &[Limit],
+    options: impl Into<RunOptions>,
 ) -> Result<AgentRun, AgentError> {
-    RunContext::new()
-        .run(agent, input, limits, Map::new())
-        .await
+    RunContext::new().run(agent, input, options).await
 }
 
-/// How [`run_with`] runs an agent: its limits, where its events go, and the resources its
+/// How [`run`] runs an agent: its limits, where its events go, and the resources its
 /// tools reach (a sandbox, an MCP session, a user's own state).
 ///
 /// ```
 /// use std::sync::Arc;
-/// use actuator_agent::{RunOptions, agent_fn, run_with, turn_limit};
+/// use actuator_agent::{RunOptions, agent_fn, run, turn_limit};
 /// use actuator_events::{Event, EventLog};
 ///
 /// struct Greeting(&'static str);
@@ -127,7 +173,7 @@ pub async fn run(
 ///     .events(log.clone())
 ///     .resource(Greeting("hello"));
 /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-/// let out = run_with(&greeter, "hi", options).await.unwrap();
+/// let out = run(&greeter, "hi", options).await.unwrap();
 /// assert_eq!(out.state.output().completion(), "hello");
 /// assert!(matches!(log.events().first(), Some(Event::SpanBegin(_))));
 /// # });
@@ -203,6 +249,48 @@ impl RunOptions {
     }
 }
 
+impl From<()> for RunOptions {
+    /// No options.
+    fn from((): ()) -> Self {
+        RunOptions::new()
+    }
+}
+
+impl From<&[Limit]> for RunOptions {
+    /// These limits alone.
+    fn from(limits: &[Limit]) -> Self {
+        RunOptions::new().limits(limits.iter().copied())
+    }
+}
+
+impl<const N: usize> From<&[Limit; N]> for RunOptions {
+    /// These limits alone.
+    fn from(limits: &[Limit; N]) -> Self {
+        RunOptions::new().limits(limits.iter().copied())
+    }
+}
+
+impl<const N: usize> From<[Limit; N]> for RunOptions {
+    /// These limits alone.
+    fn from(limits: [Limit; N]) -> Self {
+        RunOptions::new().limits(limits)
+    }
+}
+
+impl From<Vec<Limit>> for RunOptions {
+    /// These limits alone.
+    fn from(limits: Vec<Limit>) -> Self {
+        RunOptions::new().limits(limits)
+    }
+}
+
+impl From<Limit> for RunOptions {
+    /// This limit alone.
+    fn from(limit: Limit) -> Self {
+        RunOptions::new().limits([limit])
+    }
+}
+
 /// Checks `args` against the agent's parameter schema: missing required arguments, unknown
 /// ones and wrong types are a configuration error in the reference's validation wording.
 fn check_args(agent: &dyn Agent, args: &Map<String, Value>) -> Result<(), AgentError> {
@@ -223,80 +311,58 @@ fn check_args(agent: &dyn Agent, args: &Map<String, Value>) -> Result<(), AgentE
         .map_err(|e| invalid(e.message().to_owned()))
 }
 
-/// Runs `agent` on `input` with `options`: like [`run`], with an event sink, run resources,
-/// the agent's arguments (validated against its parameters first) and a span name.
-///
-/// ```
-/// use actuator_agent::{AgentState, RunOptions, agent_fn, run_with};
-/// use actuator_tool_core::ToolParams;
-///
-/// let params = ToolParams::from_value(&serde_json::json!({
-///     "properties": {"times": {"type": "integer", "description": "How often."}},
-///     "required": ["times"]
-/// })).unwrap();
-/// let repeat = agent_fn("repeat", |mut state: AgentState, _cx, args| async move {
-///     let times = args["times"].as_u64().unwrap_or(0) as usize;
-///     state.messages.push(actuator_model::ChatMessage::assistant("echo ".repeat(times)));
-///     Ok(state)
-/// })
-/// .with_parameters(params);
-/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-/// let out = run_with(&repeat, "hi", RunOptions::new().arg("times", 2)).await.unwrap();
-/// assert_eq!(out.state.output().completion(), "echo echo ");
-/// let err = run_with(&repeat, "hi", RunOptions::new().arg("times", "two")).await.unwrap_err();
-/// assert!(err.to_string().contains("'two' is not of type 'integer'"), "{err}");
-/// # });
-/// ```
-pub async fn run_with(
-    agent: &dyn Agent,
-    input: impl Into<AgentInput>,
-    options: RunOptions,
-) -> Result<AgentRun, AgentError> {
-    check_args(agent, &options.args)?;
-    let mut cx = RunContext::new();
-    if let Some(sink) = options.events {
-        cx = cx.with_event_sink(sink);
-    }
-    if !options.resources.is_empty() {
-        cx = cx.with_resources(&options.resources);
-    }
-    cx.run_in_span(
-        agent,
-        input.into().into_state(),
-        &options.limits,
-        options.args,
-        options.name.as_deref(),
-    )
-    .await
-}
-
 impl RunContext {
-    /// Runs `agent` inside this context (so enclosing limits still apply) with its own
-    /// `limits` and extra `args`. See [`run`].
+    /// Runs `agent` inside this run, as a tool or an agent that runs another agent does: the
+    /// enclosing run's limits still apply (and its events and resources reach the nested run),
+    /// the nested run's own `options` add to them (limits caught by the nested run, another
+    /// event sink, more resources, the agent's arguments, validated first, a span name). See
+    /// [`run`] for what `options` can be.
+    ///
+    /// Give [`AgentInput::continued`] to continue a conversation as it is (handoff).
+    ///
+    /// ```
+    /// use actuator_agent::{AgentState, RunContext, RunOptions, agent_fn, turn_limit};
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let echo = agent_fn("echo", |state: AgentState, _cx, _args| async move { Ok(state) });
+    /// let outer = RunContext::new().scoped(&[turn_limit(5)]);
+    /// let out = outer.run(&echo, "hi", RunOptions::new().name("inner")).await.unwrap();
+    /// assert_eq!(out.state.messages.len(), 1);
+    /// # });
+    /// ```
     pub async fn run(
         &self,
         agent: &dyn Agent,
         input: impl Into<AgentInput>,
-        limits: &[Limit],
-        args: Map<String, Value>,
+        options: impl Into<RunOptions>,
     ) -> Result<AgentRun, AgentError> {
-        self.run_state(agent, input.into().into_state(), limits, args)
-            .await
+        let options = options.into();
+        check_args(agent, &options.args)?;
+        let extended;
+        let cx = if options.events.is_some() || !options.resources.is_empty() {
+            let mut cx = self.clone();
+            if let Some(sink) = options.events {
+                cx = cx.with_event_sink(sink);
+            }
+            if !options.resources.is_empty() {
+                cx = cx.with_resources(&options.resources);
+            }
+            extended = cx;
+            &extended
+        } else {
+            self
+        };
+        cx.run_in_span(
+            agent,
+            input.into().into_state(),
+            &options.limits,
+            options.args,
+            options.name.as_deref(),
+        )
+        .await
     }
 
-    /// Like [`RunContext::run`], but the state is used as it is (message sources are not
-    /// changed): for agents that continue a conversation, as handoff does.
-    pub async fn run_state(
-        &self,
-        agent: &dyn Agent,
-        state: AgentState,
-        limits: &[Limit],
-        args: Map<String, Value>,
-    ) -> Result<AgentRun, AgentError> {
-        self.run_in_span(agent, state, limits, args, None).await
-    }
-
-    /// [`RunContext::run_state`] with the span named `name` (default: the agent's name).
+    /// Runs `agent` on `state` in a new scope holding `limits`, in a span named `name`
+    /// (default: the agent's name).
     async fn run_in_span(
         &self,
         agent: &dyn Agent,
@@ -312,7 +378,7 @@ impl RunContext {
         // its state.
         let fallback = cx.own_deadline().map(|_| state.clone());
         // The conversation enforces the run's message limit as messages are added.
-        state.attach(&cx);
+        state.attach(cx.budget());
         let work = agent.run(state, cx.clone(), args);
         let result = match cx.own_deadline() {
             None => work.instrument(span).await,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use actuator_model::{ChatCompletionChoice, ChatMessage, ModelOutput, StopReason};
 use serde::{Deserialize, Serialize};
 
-use crate::context::RunContext;
+use crate::budget::Budget;
 use crate::messages::MessageList;
 
 /// The conversation an agent works on, and its output.
@@ -102,9 +102,9 @@ impl AgentState {
         self.output = None;
     }
 
-    /// Puts the conversation under `cx`'s message limit (done by `run` for the state it runs).
-    pub(crate) fn attach(&mut self, cx: &RunContext) {
-        self.messages.attach(cx.clone());
+    /// Puts the conversation under a run's limits (done by `run` for the state it runs).
+    pub(crate) fn attach(&mut self, budget: &Budget) {
+        self.messages.attach(budget.clone());
     }
 
     /// Releases the conversation from its run (done by `run` for the state it returns).

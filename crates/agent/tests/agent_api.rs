@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use actuator_agent::{
     AgentState, ContinueDecision, GenerateLoop, LimitKind, OnContinue, RunContext, RunOptions,
-    ToolCalls, agent_fn, message_limit, react, run, run_with, token_limit,
+    ToolCalls, agent_fn, message_limit, react, run, token_limit,
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{ChatMessage, ScriptedModel};
@@ -98,7 +98,7 @@ async fn a_forced_tool_choice_becomes_auto_after_its_call() {
     let log = EventLog::new();
     let model = three_turns();
     let options = GenerateLoop::new().tool_choice(ToolChoice::function("add"));
-    run_with(
+    run(
         &loop_agent(model, options),
         "q",
         RunOptions::new().events(log.clone()),
@@ -155,7 +155,7 @@ async fn a_custom_agent_cannot_push_past_the_message_limit() {
         },
     );
     let log = EventLog::new();
-    let out = run_with(
+    let out = run(
         &agent,
         "q",
         RunOptions::new()
@@ -262,7 +262,7 @@ async fn run_arguments_are_validated_and_the_span_can_be_named() {
     .with_parameters(params);
 
     let log = EventLog::new();
-    let out = run_with(
+    let out = run(
         &agent,
         "q",
         RunOptions::new()
@@ -280,7 +280,7 @@ async fn run_arguments_are_validated_and_the_span_can_be_named() {
         other => panic!("{other:?}"),
     }
 
-    let missing = run_with(&agent, "q", RunOptions::new()).await.unwrap_err();
+    let missing = run(&agent, "q", RunOptions::new()).await.unwrap_err();
     assert!(
         missing
             .to_string()
@@ -293,7 +293,7 @@ async fn run_arguments_are_validated_and_the_span_can_be_named() {
             .contains("'depth' is a required property"),
         "{missing}"
     );
-    let unknown = run_with(
+    let unknown = run(
         &agent,
         "q",
         RunOptions::new().arg("depth", 1).arg("width", 2),

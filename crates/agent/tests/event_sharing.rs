@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use actuator_agent::{AgentAttempts, AgentState, RunOptions, react, run_with};
+use actuator_agent::{AgentAttempts, AgentState, RunOptions, react, run};
 use actuator_events::{Event, EventLog, ModelEvent};
 use actuator_model::{ChatMessage, FunctionModel, ModelOutput};
 use common::{add_tool, call_add, submit};
@@ -49,7 +49,7 @@ async fn each_model_event_shares_the_input_of_the_one_before() {
     ]);
     let agent = react().model(model).tools([add_tool()]).build().unwrap();
     let log = EventLog::new();
-    run_with(&agent, "count", RunOptions::new().events(log.clone()))
+    run(&agent, "count", RunOptions::new().events(log.clone()))
         .await
         .unwrap();
     let events = model_events(&log);
@@ -92,7 +92,7 @@ async fn a_submission_that_edits_the_history_is_recorded_as_edited() {
         .build()
         .unwrap();
     let log = EventLog::new();
-    run_with(&agent, "2 + 2?", RunOptions::new().events(log.clone()))
+    run(&agent, "2 + 2?", RunOptions::new().events(log.clone()))
         .await
         .unwrap();
     let events = model_events(&log);
@@ -110,7 +110,7 @@ async fn the_state_keeps_the_output_its_model_event_recorded_and_events_share_th
     let agent = react().model(model).tools([add_tool()]).build().unwrap();
     let log = EventLog::new();
     // The third generation goes over the turn limit: the run ends with the second's output.
-    let out = run_with(
+    let out = run(
         &agent,
         "count",
         RunOptions::new()
@@ -137,7 +137,7 @@ async fn the_state_keeps_the_output_its_model_event_recorded_and_events_share_th
 async fn the_conversation_keeps_each_call_as_text_once_it_has_run() {
     let (model, _seen) = recording(vec![call_add(1, 1), call_add(2, 1), submit("3")]);
     let agent = react().model(model).tools([add_tool()]).build().unwrap();
-    let out = run_with(&agent, "count", RunOptions::new()).await.unwrap();
+    let out = run(&agent, "count", RunOptions::new()).await.unwrap();
     let calls: Vec<_> = out
         .state
         .messages

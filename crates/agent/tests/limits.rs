@@ -165,12 +165,7 @@ async fn a_scope_catches_its_own_limit_and_outer_limits_propagate() {
         |mut state: AgentState, cx: RunContext, _a| async move {
             let inner = looping_agent();
             let res = cx
-                .run(
-                    &inner,
-                    state.messages.clone(),
-                    &[turn_limit(1)],
-                    Default::default(),
-                )
+                .run(&inner, state.messages.clone(), &[turn_limit(1)])
                 .await?;
             assert_eq!(res.limit.as_ref().unwrap().kind, LimitKind::Turn);
             state.messages.push(ChatMessage::assistant(format!(
@@ -192,13 +187,8 @@ async fn a_scope_catches_its_own_limit_and_outer_limits_propagate() {
         "outer",
         |state: AgentState, cx: RunContext, _a| async move {
             let inner = looping_agent();
-            cx.run(
-                &inner,
-                state.messages.clone(),
-                &[token_limit(100)],
-                Default::default(),
-            )
-            .await?;
+            cx.run(&inner, state.messages.clone(), &[token_limit(100)])
+                .await?;
             panic!("the inner run should have propagated the outer limit");
         },
     );
@@ -208,7 +198,7 @@ async fn a_scope_catches_its_own_limit_and_outer_limits_propagate() {
     // Without a scope of its own, `run` lets the error through.
     let err: AgentError = RunContext::new()
         .scoped(&[token_limit(10)])
-        .run(&looping_agent(), "q", &[], Default::default())
+        .run(&looping_agent(), "q", ())
         .await
         .unwrap_err();
     assert!(matches!(err.kind, AgentErrorKind::Limit(_)));

@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_agent::{RunOptions, react, run_with};
+use actuator_agent::{RunOptions, react, run};
 use actuator_exec::{CANCELLED_BY_OPERATOR, ToolCallCanceller};
 use actuator_model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
@@ -68,7 +68,7 @@ async fn a_call_cancelled_by_an_operator_leaves_the_run_going() {
     };
     let out = tokio::time::timeout(
         Duration::from_secs(30),
-        run_with(&agent, "Go.", RunOptions::new().resource(canceller)),
+        run(&agent, "Go.", RunOptions::new().resource(canceller)),
     )
     .await
     .expect("the cancelled call did not hold up the run")

@@ -469,7 +469,7 @@ async fn overflow_without_recovery_stops() {
         .build()
         .unwrap();
     let cx = RunContext::with_events(log.clone());
-    let out = cx.run(&agent, "q", &[], Default::default()).await.unwrap();
+    let out = cx.run(&agent, "q", ()).await.unwrap();
     // With no filter, the failed turn stays.
     assert_eq!(
         transcript(&out.state.messages),
@@ -497,7 +497,7 @@ async fn overflow_recovered_by_the_truncation_filter() {
         .build()
         .unwrap();
     let cx = RunContext::with_events(log.clone());
-    let out = cx.run(&agent, "q", &[], Default::default()).await.unwrap();
+    let out = cx.run(&agent, "q", ()).await.unwrap();
     let t = transcript(&out.state.messages);
     // 10 conversation messages trimmed to the newest 70% (7), minus the leading orphan result.
     assert_eq!(t.first().unwrap(), "user: q");
@@ -701,7 +701,7 @@ async fn events_are_emitted_for_generations_tools_and_the_agent_span() {
         .build()
         .unwrap();
     let cx = RunContext::with_events(log.clone());
-    cx.run(&agent, "q", &[], Default::default()).await.unwrap();
+    cx.run(&agent, "q", ()).await.unwrap();
     let kinds: Vec<&str> = log
         .events()
         .iter()

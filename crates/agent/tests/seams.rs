@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use actuator_agent::compaction::{CompactionSummary, CompactionThreshold};
 use actuator_agent::{
-    AgentErrorKind, AgentState, LimitKind, RunContext, RunOptions, agent_fn, react, run, run_with,
+    AgentErrorKind, AgentState, LimitKind, RunContext, RunOptions, agent_fn, react, run,
     token_limit, turn_limit,
 };
 use actuator_events::{Event, EventLog, ModelEvent};
@@ -48,7 +48,7 @@ async fn refusal_retries_are_generations_that_count_and_are_recorded() {
         .retry_refusals(2)
         .build()
         .unwrap();
-    let out = run_with(&agent, "q", RunOptions::new().events(log.clone()))
+    let out = run(&agent, "q", RunOptions::new().events(log.clone()))
         .await
         .unwrap();
     assert_eq!(out.state.output().completion(), "ok");
@@ -89,7 +89,7 @@ async fn a_summary_compaction_generates_through_the_run_context() {
         .build()
         .unwrap();
     let log = EventLog::new();
-    let out = run_with(
+    let out = run(
         &agent,
         "q",
         RunOptions::new()
@@ -178,7 +178,7 @@ async fn a_custom_agent_gets_events_and_limits_from_generate() {
         },
     );
     let log = EventLog::new();
-    let out = run_with(
+    let out = run(
         &agent,
         "q",
         RunOptions::new()
@@ -212,7 +212,7 @@ async fn run_resources_reach_the_tools_of_the_run() {
         .tools([whereami])
         .build()
         .unwrap();
-    let out = run_with(
+    let out = run(
         &agent,
         "q",
         RunOptions::new().resource(Workspace("/work/run-7".into())),

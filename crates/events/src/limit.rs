@@ -12,6 +12,7 @@ use crate::event::LimitEvent;
 /// The kind of a limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LimitKind {
     /// Messages in the conversation.
     Message,

@@ -1,6 +1,6 @@
 //! [`as_tool`]: call an agent like a function (§12).
 
-use actuator_agent::{AgentInput, Limit, RunContext};
+use actuator_agent::{AgentInput, Limit, RunContext, RunOptions};
 use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_model::{ChatMessage, MessageContent};
 use actuator_tool_core::{
@@ -121,7 +121,11 @@ impl AsToolBuilder {
                     // events: refuse.
                     let cx = RunContext::from_tool_context(&ctx).map_err(FatalToolError::new)?;
                     let run = cx
-                        .run(agent.as_ref(), AgentInput::Text(input), &limits, agent_args)
+                        .run(
+                            agent.as_ref(),
+                            AgentInput::Text(input),
+                            RunOptions::new().limits(limits).args(agent_args),
+                        )
                         .await
                         .map_err(|e| -> ToolFailure {
                             match e.limit() {

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use actuator_agent::{AgentState, Limit, MessageFilter, RunContext};
+use actuator_agent::{AgentInput, AgentState, Limit, MessageFilter, RunContext, RunOptions};
 use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
@@ -208,11 +208,12 @@ impl Handoff {
         let run = cx
             .in_span("handoff", &agent_name, |span_cx| async move {
                 span_cx
-                    .run_state(
+                    .run(
                         self.agent.as_ref(),
-                        AgentState::new(conv),
-                        &self.limits,
-                        all_args,
+                        AgentInput::continued(AgentState::new(conv)),
+                        RunOptions::new()
+                            .limits(self.limits.iter().copied())
+                            .args(all_args),
                     )
                     .await
             })

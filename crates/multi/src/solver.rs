@@ -1,7 +1,7 @@
 //! [`as_solver`]: an agent as a whole task's solver, and the minimal [`TaskState`] /
 //! [`Solver`] seam an evaluation harness plugs into.
 
-use actuator_agent::{AgentError, AgentInput, AgentState, Limit, RunContext};
+use actuator_agent::{AgentError, AgentInput, AgentState, Limit, RunContext, RunOptions};
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -159,12 +159,15 @@ impl Solver for AgentSolver {
         cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<(), AgentError>> {
         Box::pin(async move {
+            // The task's messages are marked as the input.
             let input = AgentInput::State(AgentState::new(state.messages.clone()));
-            // The task's messages are used as they are: they are already the input.
-            let agent_state = input.into_state();
             let scoped = cx.scoped(&self.limits);
             let result = scoped
-                .run_state(self.agent.as_ref(), agent_state, &[], self.curried.clone())
+                .run(
+                    self.agent.as_ref(),
+                    input,
+                    RunOptions::new().args(self.curried.clone()),
+                )
                 .await;
             match result {
                 Ok(run) => {

@@ -43,7 +43,7 @@ async fn events_of_agent_running_calls_name_the_agent_and_every_event_its_span()
         .unwrap();
     let log = EventLog::new();
     let out = RunContext::with_events(log.clone())
-        .run(&top, "Q?", &[], Default::default())
+        .run(&top, "Q?", ())
         .await
         .unwrap();
     assert_eq!(out.state.output().completion(), "done");

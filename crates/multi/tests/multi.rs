@@ -381,7 +381,7 @@ async fn nested_handoffs_appear_as_nested_spans() {
         .unwrap();
     let log = EventLog::new();
     let out = RunContext::with_events(log.clone())
-        .run(&top, "Q?", &[], Default::default())
+        .run(&top, "Q?", ())
         .await
         .unwrap();
     let t = transcript(&out.state.messages);

@@ -42,7 +42,7 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
-use actuator_agent::{ContinueDecision, OnContinue, RunContext, RunOptions, react, run_with};
+use actuator_agent::{ContinueDecision, OnContinue, RunContext, RunOptions, react, run};
 use actuator_events::{EventLog, SharedMessages};
 use actuator_exec::ExecuteOptions;
 use actuator_model::{ChatMessage, GenerateConfig, Model};
@@ -354,7 +354,7 @@ impl Bench {
         let once = || async {
             let input = self.conversation.clone();
             let t0 = Instant::now();
-            let run = run_with(&agent, input, RunOptions::new().events(EventLog::new()))
+            let run = run(&agent, input, RunOptions::new().events(EventLog::new()))
                 .await
                 .expect("the agent run");
             let t = t0.elapsed().as_secs_f64();

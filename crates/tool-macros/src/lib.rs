@@ -202,7 +202,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// let args = serde_json::json!({"words": 2}).as_object().unwrap().clone();
-/// let out = rt.block_on(RunContext::new().run(&agent, "one two three", &[], args)).unwrap();
+/// let out = rt.block_on(RunContext::new().run(&agent, "one two three", RunOptions::new().args(args))).unwrap();
 /// assert_eq!(out.state.output().completion(), "one two");
 /// ```
 ///

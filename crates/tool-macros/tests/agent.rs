@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use actuator_agent::{Agent, AgentError, AgentState, RunContext, RunOptions, run, run_with};
+use actuator_agent::{Agent, AgentError, AgentInput, AgentState, RunContext, RunOptions, run};
 use actuator_model::ChatMessage;
 use actuator_tool_macros::agent;
 use serde_json::{Map, Value, json};
@@ -27,7 +27,7 @@ fn args(value: Value) -> Map<String, Value> {
 fn completion(agent: &dyn Agent, arguments: Value) -> Result<String, String> {
     rt().block_on(async {
         let out = RunContext::new()
-            .run(agent, "hi", &[], args(arguments))
+            .run(agent, "hi", RunOptions::new().args(args(arguments)))
             .await
             .map_err(|e| e.to_string())?;
         Ok(out.state.output().completion())
@@ -131,7 +131,9 @@ async fn greet(
     state
         .messages
         .push(ChatMessage::assistant(format!("{greeting}, {name}")));
-    let inner = cx.run_state(&fixed_agent(), state, &[], Map::new()).await?;
+    let inner = cx
+        .run(&fixed_agent(), AgentInput::continued(state), ())
+        .await?;
     Ok(inner.state)
 }
 
@@ -143,8 +145,12 @@ fn the_run_context_is_injected_and_not_a_parameter() {
     let out = rt()
         .block_on(async {
             let cx = RunContext::new().with_resource(Greeting("hello"));
-            cx.run(&agent, "hi", &[], args(json!({"name": "Ada"})))
-                .await
+            cx.run(
+                &agent,
+                "hi",
+                RunOptions::new().args(args(json!({"name": "Ada"}))),
+            )
+            .await
         })
         .unwrap();
     let texts: Vec<String> = out.state.messages.iter().map(ChatMessage::text).collect();
@@ -157,7 +163,7 @@ fn run_with_passes_arguments_and_resources() {
     let options = RunOptions::new()
         .resource(Greeting("hey"))
         .args(args(json!({"name": "Grace"})));
-    let out = rt().block_on(run_with(&agent, "hi", options)).unwrap();
+    let out = rt().block_on(run(&agent, "hi", options)).unwrap();
     let texts: Vec<String> = out.state.messages.iter().map(ChatMessage::text).collect();
     assert_eq!(texts, ["hi", "hey, Grace", "42"]);
 }
@@ -166,7 +172,7 @@ fn run_with_passes_arguments_and_resources() {
 fn a_run_with_a_wrong_argument_fails_naming_it() {
     let options = RunOptions::new().args(args(json!({"times": "two"})));
     let error = rt()
-        .block_on(run_with(&echo_agent(), "hi", options))
+        .block_on(run(&echo_agent(), "hi", options))
         .unwrap_err();
     assert!(error.to_string().contains("times"), "{error}");
 }
@@ -176,7 +182,7 @@ fn a_run_without_a_required_argument_fails_naming_it() {
     let agent = greet_agent();
     let options = RunOptions::new().resource(Greeting("hey"));
     // `run_with` passes no arguments: the required `name` is missing.
-    let error = rt().block_on(run_with(&agent, "hi", options)).unwrap_err();
+    let error = rt().block_on(run(&agent, "hi", options)).unwrap_err();
     assert!(error.to_string().contains("name"), "{error}");
 }
 

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_agent::{AgentSubmit, RunOptions, react, run_with};
+use actuator_agent::{AgentSubmit, RunOptions, react, run};
 use actuator_model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator_sandbox::{LocalSandbox, SandboxHandle, testing};
 use actuator_tools::{BashOptions, ShellOptions, bash, python, text_editor};
@@ -71,7 +71,7 @@ async fn react_writes_runs_and_submits_with_the_sandbox_gone_afterwards() {
         .build()
         .unwrap();
     let options = RunOptions::new().resource(SandboxHandle::new(sb));
-    let run = run_with(&agent, "Print the sum of 0..9.", options)
+    let run = run(&agent, "Print the sum of 0..9.", options)
         .await
         .unwrap();
     let tool_texts: Vec<String> = run
@@ -113,7 +113,7 @@ async fn a_cancelled_run_leaves_no_process_and_no_directory() {
         .build()
         .unwrap();
     let options = RunOptions::new().resource(SandboxHandle::new(sb));
-    let task = tokio::spawn(async move { run_with(&agent, "Sleep.", options).await.is_ok() });
+    let task = tokio::spawn(async move { run(&agent, "Sleep.", options).await.is_ok() });
     let mut started = false;
     for _ in 0..50 {
         if host_has_process(marker) {

@@ -11,8 +11,8 @@ use actuator_tool_core::{Content, ToolInfo};
 use serde_json::Value;
 
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
-use crate::agent::AgentError;
 use crate::context::RunContext;
+use crate::error::AgentError;
 use crate::filter::partition_messages;
 
 /// What a cleared tool result says instead of its content.

@@ -12,8 +12,8 @@ use actuator_events::{CompactionEvent, Event};
 use actuator_model::{BoxFuture, ChatMessage, Model, ModelOutput};
 use actuator_tool_core::ToolInfo;
 
-use crate::agent::AgentError;
 use crate::context::RunContext;
+use crate::error::AgentError;
 use crate::filter::partition_messages;
 
 /// When compaction starts.

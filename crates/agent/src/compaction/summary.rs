@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::edit::MEMORY_TOOL;
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
-use crate::agent::{AgentError, AgentErrorKind};
 use crate::context::RunContext;
+use crate::error::{AgentError, AgentErrorKind};
 use crate::filter::{is_summary_message, partition_messages};
 
 /// Summary compaction (name `summary`): asks a model to summarize the conversation, and

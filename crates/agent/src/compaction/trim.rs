@@ -7,8 +7,8 @@ use actuator_tool_core::ToolInfo;
 
 use super::edit::clear_memory_content;
 use super::{Compacted, CompactionStrategy, CompactionThreshold};
-use crate::agent::AgentError;
 use crate::context::RunContext;
+use crate::error::AgentError;
 use crate::filter::{partition_messages, trim_messages};
 
 /// Trimming compaction (name `trim`): keeps all system and input messages and the newest

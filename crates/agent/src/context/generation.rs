@@ -15,7 +15,7 @@ use actuator_tool_core::{ToolChoice, ToolInfo};
 use tracing::Instrument;
 
 use super::RunContext;
-use crate::agent::AgentError;
+use crate::error::AgentError;
 
 impl RunContext {
     /// Generates with `model`: the one way every agent calls a model. It applies the tool

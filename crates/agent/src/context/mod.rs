@@ -9,12 +9,13 @@ use std::time::Duration;
 use actuator_events::{Event, EventSink, SpanBeginEvent, SpanEndEvent};
 use actuator_exec::{ExecuteOptions, ExecuteToolsResult};
 use actuator_model::{ChatMessage, ModelUsage, new_id};
-use actuator_tool_core::{Extensions, ToolContext, ToolDef, format_limit};
+use actuator_tool_core::{Extensions, ToolContext, ToolDef};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use crate::agent::AgentError;
-use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage, Scope};
+use crate::budget::Budget;
+use crate::error::AgentError;
+use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage};
 use crate::source::ToolSet;
 
 mod generation;
@@ -23,8 +24,8 @@ pub(crate) use generation::Tools;
 
 #[derive(Clone)]
 struct Inner {
-    scopes: Vec<Arc<Scope>>,
-    events: Option<Arc<dyn EventSink>>,
+    /// The limit scopes and the event sink (shared with the conversation a run works on).
+    budget: Budget,
     /// Shared with the events recorded in the span.
     span: Option<Arc<str>>,
     resources: Extensions,
@@ -65,8 +66,7 @@ pub struct RunContext {
 impl std::fmt::Debug for RunContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunContext")
-            .field("scopes", &self.inner.scopes.len())
-            .field("events", &self.inner.events.is_some())
+            .field("budget", &self.inner.budget)
             .field("span", &self.inner.span)
             .field("resources", &self.inner.resources)
             .finish()
@@ -95,8 +95,7 @@ impl RunContext {
     pub fn new() -> Self {
         RunContext {
             inner: Arc::new(Inner {
-                scopes: Vec::new(),
-                events: None,
+                budget: Budget::default(),
                 span: None,
                 resources: Extensions::new(),
             }),
@@ -119,7 +118,7 @@ impl RunContext {
     /// This context sending events to `sink` (replacing any sink it had).
     #[must_use]
     pub fn with_event_sink(&self, sink: Arc<dyn EventSink>) -> RunContext {
-        self.with_inner(|i| i.events = Some(sink))
+        self.with_inner(|i| i.budget = i.budget.with_events(sink))
     }
 
     /// This context with a run resource: `value` is reachable by type through
@@ -169,17 +168,17 @@ impl RunContext {
 
     /// A context with one more scope, holding `limits`.
     pub fn scoped(&self, limits: &[Limit]) -> RunContext {
-        self.with_inner(|i| i.scopes.push(Arc::new(Scope::new(limits))))
+        self.with_inner(|i| i.budget = i.budget.scoped(limits))
     }
 
     /// The event sink, if any.
     pub fn events(&self) -> Option<&Arc<dyn EventSink>> {
-        self.inner.events.as_ref()
+        self.inner.budget.events()
     }
 
     /// Sends an event to the sink, if any.
     pub fn emit(&self, event: Event) {
-        if let Some(sink) = &self.inner.events {
+        if let Some(sink) = self.inner.budget.events() {
             sink.emit(event);
         }
     }
@@ -204,7 +203,7 @@ impl RunContext {
         let cx = self.with_inner(|i| i.span = Some(Arc::from(id.as_str())));
         let guard = SpanGuard {
             id,
-            events: self.inner.events.clone(),
+            events: self.inner.budget.events().cloned(),
             tracing: tracing_span(kind, name),
         };
         (cx, guard)
@@ -228,14 +227,13 @@ impl RunContext {
     /// (D9); other scopes' limits propagate.
     pub fn owns(&self, limit: &LimitExceeded) -> bool {
         self.inner
-            .scopes
-            .last()
+            .budget
+            .own()
             .is_some_and(|s| s.id == limit.scope())
     }
 
     fn report(&self, e: LimitExceeded) -> LimitExceeded {
-        self.emit(Event::Limit(e.event()));
-        e
+        self.inner.budget.report(e)
     }
 
     /// What this context's own (innermost) scope has used so far: messages, tokens, turns,
@@ -254,35 +252,23 @@ impl RunContext {
     /// ```
     pub fn usage(&self) -> LimitUsage {
         self.inner
-            .scopes
-            .last()
+            .budget
+            .own()
             .map(|s| s.usage())
             .unwrap_or_default()
     }
 
-    /// A message limit that an addition to a `MessageList` exceeded, in any scope.
-    fn pending_violation(&self) -> Option<LimitExceeded> {
-        self.inner.scopes.iter().find_map(|s| s.violation())
-    }
-
     /// Fails with the message limit an addition to the state's messages exceeded, if one did.
     pub(crate) fn check_violation(&self) -> Result<(), LimitExceeded> {
-        match self.pending_violation() {
+        match self.inner.budget.pending_violation() {
             Some(e) => Err(e),
             None => Ok(()),
         }
     }
 
-    /// Whether a conversation may grow to `count` messages: when that is over the innermost
-    /// message limit, the limit is recorded (and reported) for the run to stop with.
-    pub(crate) fn admit_messages(&self, count: usize) -> bool {
-        match self.message_limit_check(count, false) {
-            Ok(()) => true,
-            Err((scope, e)) => {
-                scope.record_violation(&e);
-                false
-            }
-        }
+    /// The limit scopes and event sink, for the conversation a run works on.
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.inner.budget
     }
 
     /// Checks the innermost message limit against a conversation of `count` messages: over the
@@ -290,45 +276,10 @@ impl RunContext {
     /// A limit an addition to the state's messages already exceeded fails first.
     pub fn check_messages(&self, count: usize, before_generate: bool) -> Result<(), LimitExceeded> {
         self.check_violation()?;
-        self.message_limit_check(count, before_generate)
+        self.inner
+            .budget
+            .message_limit_check(count, before_generate)
             .map_err(|(_, e)| e)
-    }
-
-    fn message_limit_check(
-        &self,
-        count: usize,
-        before_generate: bool,
-    ) -> Result<(), (&Arc<Scope>, LimitExceeded)> {
-        for scope in &self.inner.scopes {
-            scope.count_messages(count as u64);
-        }
-        let scope = self
-            .inner
-            .scopes
-            .iter()
-            .rev()
-            .find_map(|s| s.limit(LimitKind::Message).map(|l| (s, l)));
-        let Some((scope, Limit::Message(limit))) = scope else {
-            return Ok(());
-        };
-        let count = count as u64;
-        if count > limit || (before_generate && count == limit) {
-            let status = if count == limit {
-                "reached"
-            } else {
-                "exceeded"
-            };
-            let message = format!(
-                "Message limit {status}. count: {}; limit: {}",
-                format_limit(count as f64),
-                format_limit(limit as f64)
-            );
-            return Err((
-                scope,
-                self.report(scope.exceeded(LimitKind::Message, count as f64, message)),
-            ));
-        }
-        Ok(())
     }
 
     /// Records one generation (a turn, and its tokens and cost) in every scope, then checks
@@ -337,10 +288,16 @@ impl RunContext {
     pub fn record_generation(&self, usage: Option<&ModelUsage>) -> Result<(), LimitExceeded> {
         let tokens = usage.map_or(0, |u| u.total_tokens);
         let cost = usage.and_then(|u| u.total_cost).unwrap_or(0.0);
-        for scope in &self.inner.scopes {
+        for scope in self.inner.budget.scopes() {
             scope.record(tokens, cost);
         }
-        match self.inner.scopes.iter().find_map(|s| s.usage_exceeded()) {
+        match self
+            .inner
+            .budget
+            .scopes()
+            .iter()
+            .find_map(|s| s.usage_exceeded())
+        {
             Some(e) => Err(self.report(e)),
             None => Ok(()),
         }
@@ -348,7 +305,7 @@ impl RunContext {
 
     /// Records time spent waiting (on approval, on retries): it does not count as working time.
     pub fn record_waiting(&self, waited: Duration) {
-        for scope in &self.inner.scopes {
+        for scope in self.inner.budget.scopes() {
             scope.add_waiting(waited);
         }
     }
@@ -358,7 +315,7 @@ impl RunContext {
         if unused.is_zero() {
             return;
         }
-        for scope in &self.inner.scopes {
+        for scope in self.inner.budget.scopes() {
             scope.remove_waiting(unused);
         }
     }
@@ -366,7 +323,7 @@ impl RunContext {
     /// The earliest time or working deadline of any scope, outermost first on ties.
     fn deadline(&self) -> Option<(Instant, usize, LimitKind)> {
         let mut best: Option<(Instant, usize, LimitKind)> = None;
-        for (i, scope) in self.inner.scopes.iter().enumerate() {
+        for (i, scope) in self.inner.budget.scopes().iter().enumerate() {
             if let Some((at, kind)) = scope.deadline()
                 && best.is_none_or(|b| at < b.0)
             {
@@ -380,7 +337,7 @@ impl RunContext {
     pub fn check_time(&self) -> Result<(), LimitExceeded> {
         match self.deadline() {
             Some((at, i, kind)) if Instant::now() >= at => {
-                Err(self.report(self.inner.scopes[i].time_exceeded(kind)))
+                Err(self.report(self.inner.budget.scopes()[i].time_exceeded(kind)))
             }
             _ => Ok(()),
         }
@@ -405,7 +362,7 @@ impl RunContext {
             match self.deadline() {
                 Some((next, _, _)) if next > Instant::now() => at = next,
                 Some((_, i, kind)) => {
-                    return Err(self.report(self.inner.scopes[i].time_exceeded(kind)));
+                    return Err(self.report(self.inner.budget.scopes()[i].time_exceeded(kind)));
                 }
                 None => return Ok(fut.await),
             }
@@ -419,7 +376,7 @@ impl RunContext {
         let mut extensions = self.inner.resources.clone();
         extensions.insert(self.clone());
         ExecuteOptions {
-            events: self.inner.events.clone(),
+            events: self.inner.budget.events().cloned(),
             extensions,
             span_id: self.inner.span.clone(),
             ..ExecuteOptions::default()
@@ -499,15 +456,15 @@ impl RunContext {
     /// When this context's own (innermost) scope's time or working limit passes.
     pub(crate) fn own_deadline(&self) -> Option<Instant> {
         self.inner
-            .scopes
-            .last()
+            .budget
+            .own()
             .and_then(|s| s.deadline())
             .map(|(at, _)| at)
     }
 
     /// A limit-exceeded error for this context's own scope's time limit.
     pub(crate) fn own_time_exceeded(&self) -> Option<LimitExceeded> {
-        let scope = self.inner.scopes.last()?;
+        let scope = self.inner.budget.own()?;
         let (_, kind) = scope.deadline()?;
         Some(self.report(scope.time_exceeded(kind)))
     }

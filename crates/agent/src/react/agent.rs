@@ -12,11 +12,13 @@ use serde_json::{Map, Value};
 
 use super::config::{
     AgentAttempts, ContextOverflow, ContinueDecision, IncorrectMessage, OnContinue, ReactModel,
+    ReactToolChoice,
 };
 use super::submit::{SubmitSettings, apply_submission, remove_submit_tool, submission};
-use crate::agent::{Agent, AgentError, AgentErrorKind};
+use crate::agent::Agent;
 use crate::compaction::{CompactionStrategy, Compactor};
 use crate::context::{RunContext, Tools};
+use crate::error::{AgentError, AgentErrorKind};
 use crate::filter::MessageFilter;
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
 use crate::source::{ToolSet, ToolSource};
@@ -42,6 +44,7 @@ pub struct ReactAgent {
     pub(super) max_output: Option<usize>,
     pub(super) max_concurrency: Option<usize>,
     pub(super) config: GenerateConfig,
+    pub(super) tool_choice: ReactToolChoice,
 }
 
 impl std::fmt::Debug for ReactAgent {
@@ -61,6 +64,8 @@ impl std::fmt::Debug for ReactAgent {
 struct Turn<'a> {
     tools: Cow<'a, [ToolDef]>,
     infos: Arc<[Arc<ToolInfo>]>,
+    /// The turn's tool choice.
+    choice: ToolChoice,
 }
 
 /// How an overflow was recovered from.
@@ -96,15 +101,19 @@ impl ReactAgent {
 
     /// The turn's tools: the fixed tools as they are when there is no source, else the fixed
     /// tools and every source's current tools, checked as a set (D7).
+    /// `number` is the turn's number (1-based), which a per-turn tool choice reads.
     async fn turn_tools(
         &self,
         cx: &RunContext,
         state: &AgentState,
+        number: u32,
     ) -> Result<Turn<'_>, AgentError> {
+        let choice = self.tool_choice.for_turn(number, state);
         if self.sources.is_empty() {
             return Ok(Turn {
                 tools: Cow::Borrowed(&self.tools),
                 infos: Arc::clone(&self.infos),
+                choice,
             });
         }
         let mut set = ToolSet::new().tools(self.tools.iter().cloned());
@@ -119,6 +128,7 @@ impl ReactAgent {
         Ok(Turn {
             tools: Cow::Owned(tools),
             infos,
+            choice,
         })
     }
 
@@ -150,7 +160,7 @@ impl ReactAgent {
                     .generate(taken, turn.tools.to_vec(), cx.clone())
                     .await?;
                 // The agent may hand back a new state: keep the run's limit on it.
-                state.attach(cx);
+                state.attach(cx.budget());
                 return Ok(());
             }
             ReactModel::Model(m) => m.as_ref(),
@@ -182,7 +192,7 @@ impl ReactAgent {
                         input,
                         recorded,
                         &turn.infos,
-                        &ToolChoice::Auto,
+                        &turn.choice,
                         &self.config,
                     )
                     .await
@@ -193,7 +203,7 @@ impl ReactAgent {
                         input,
                         None,
                         Tools::Shared(&turn.infos),
-                        &ToolChoice::Auto,
+                        &turn.choice,
                         &self.config,
                     )
                     .await
@@ -388,10 +398,12 @@ impl ReactAgent {
         // are replaced or edited rather than appended (overflow recovery, a submission, a new
         // state from on_continue).
         let mut recorded = SharedMessages::new();
+        let mut turn_number = 0u32;
         loop {
             // 1. Generate the next turn.
             cx.check_time().map_err(|e| fail(e, &state))?;
-            let turn = self.turn_tools(&cx, &state).await?;
+            turn_number = turn_number.saturating_add(1);
+            let turn = self.turn_tools(&cx, &state, turn_number).await?;
             self.generate(&mut state, &cx, &turn, compactor.as_mut(), &mut recorded)
                 .await?;
             // Read in place: the output is the one just set (a copy only when derived).
@@ -467,7 +479,7 @@ impl ReactAgent {
                 ContinueDecision::Stop => break,
                 ContinueDecision::State(new_state) => {
                     state = new_state;
-                    state.attach(&cx);
+                    state.attach(cx.budget());
                     recorded = SharedMessages::new();
                 }
                 ContinueDecision::Continue | ContinueDecision::Message(_) => {}

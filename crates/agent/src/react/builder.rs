@@ -11,10 +11,10 @@ use super::agent::ReactAgent;
 use super::config::{
     AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, OnContinue, shared_system_message,
 };
-use super::config::{ModelAgent, ReactModel};
+use super::config::{ModelAgent, ReactModel, ReactToolChoice};
 use super::submit::{SubmitSettings, submit_tool};
-use crate::agent::AgentError;
 use crate::compaction::CompactionStrategy;
+use crate::error::AgentError;
 use crate::source::{ToolSet, ToolSource};
 
 /// Builds a react agent. Start with [`react`].
@@ -37,6 +37,7 @@ pub struct ReactBuilder {
     max_output: Option<usize>,
     max_concurrency: Option<usize>,
     config: GenerateConfig,
+    tool_choice: ReactToolChoice,
 }
 
 /// Starts building a react agent.
@@ -205,6 +206,37 @@ impl ReactBuilder {
         self
     }
 
+    /// The tool choice of each generation (default `auto`): a [`ToolChoice`] for every turn
+    /// (`Any` makes the model call a tool every turn; `function(name)` forces one), or
+    /// [`ReactToolChoice::per_turn`] to choose per turn, as a small local model that needs its
+    /// first tool forced does.
+    ///
+    /// ```
+    /// use actuator_agent::{ReactToolChoice, react, run};
+    /// use actuator_model::{ModelOutput, ScriptedModel};
+    /// use actuator_tool_core::ToolChoice;
+    ///
+    /// let model = ScriptedModel::new([ModelOutput::for_tool_call("", "submit", serde_json::json!({"answer": "4"}))]);
+    /// let agent = react()
+    ///     .model(std::sync::Arc::new(model))
+    ///     .tool_choice(ReactToolChoice::per_turn(|turn, _| {
+    ///         if turn == 1 { ToolChoice::function("submit") } else { ToolChoice::Auto }
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let out = run(&agent, "What is 2 + 2?", ()).await.unwrap();
+    /// assert_eq!(out.state.output().completion(), "4");
+    /// # });
+    /// ```
+    ///
+    /// [`ToolChoice`]: actuator_tool_core::ToolChoice
+    #[must_use]
+    pub fn tool_choice(mut self, choice: impl Into<ReactToolChoice>) -> Self {
+        self.tool_choice = choice.into();
+        self
+    }
+
     /// Checks the settings and builds the agent.
     pub fn build(self) -> Result<ReactAgent, AgentError> {
         let model = self.model.ok_or_else(|| {
@@ -270,6 +302,7 @@ impl ReactBuilder {
             max_output: self.max_output,
             max_concurrency: self.max_concurrency,
             config: self.config,
+            tool_choice: self.tool_choice,
         })
     }
 }

@@ -5,10 +5,10 @@ use std::sync::{Arc, LazyLock};
 
 use actuator_events::{Score, ScoreValue};
 use actuator_model::{BoxFuture, CompactString, Model};
-use actuator_tool_core::ToolDef;
+use actuator_tool_core::{ToolChoice, ToolDef};
 
-use crate::agent::AgentError;
 use crate::context::RunContext;
+use crate::error::AgentError;
 use crate::filter::MessageFilter;
 use crate::prompts::{
     DEFAULT_ASSISTANT_PROMPT, DEFAULT_HANDOFF_PROMPT, DEFAULT_INCORRECT_MESSAGE,
@@ -120,9 +120,10 @@ impl From<String> for AgentPrompt {
     }
 }
 
-/// Judges a submission: returns a [`Score`], whose value converted to a number
-/// ([`AgentAttempts::score_value`]) is `1.0` when the answer is correct.
-pub type Scorer = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, Score> + Send + Sync>;
+/// Judges a submission within a react run: returns a [`Score`], whose value converted to a
+/// number ([`AgentAttempts::score_value`]) is `1.0` when the answer is correct. (Not the
+/// evaluation's scorer, which judges a whole sample after it ran.)
+pub type AttemptScorer = Arc<dyn Fn(&AgentState) -> BoxFuture<'_, Score> + Send + Sync>;
 
 /// Computes the message after an incorrect submission from the state and the whole score.
 pub type IncorrectMessageFn =
@@ -158,7 +159,7 @@ pub struct AgentAttempts {
     /// What to say after an incorrect one.
     pub incorrect_message: IncorrectMessage,
     /// Judges submissions (required when `attempts > 1`).
-    pub scorer: Option<Scorer>,
+    pub scorer: Option<AttemptScorer>,
     /// Turns a score's value into a number; `1.0` is correct.
     pub score_value: ScoreValueFn,
 }
@@ -326,6 +327,69 @@ pub trait ModelAgent: Send + Sync {
         tools: Vec<ToolDef>,
         cx: RunContext,
     ) -> BoxFuture<'_, Result<AgentState, AgentError>>;
+}
+
+/// The tool choice of each turn of a react agent: the same every turn, or chosen per turn
+/// (a small local model often needs its first tool forced). Set with
+/// [`ReactBuilder::tool_choice`](super::ReactBuilder::tool_choice).
+///
+/// ```
+/// use actuator_agent::ReactToolChoice;
+/// use actuator_tool_core::ToolChoice;
+///
+/// // Force `search` on the first turn, then let the model choose.
+/// let choice = ReactToolChoice::per_turn(|turn, _state| {
+///     if turn == 1 { ToolChoice::function("search") } else { ToolChoice::Auto }
+/// });
+/// # let _ = choice;
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum ReactToolChoice {
+    /// The same choice every turn (default `auto`).
+    Fixed(ToolChoice),
+    /// Chosen before each generation from the turn (1-based, counted within the agent's run)
+    /// and the state so far.
+    PerTurn(ToolChoiceFn),
+}
+
+/// Chooses a turn's tool choice from the turn (1-based) and the state so far.
+pub type ToolChoiceFn = Arc<dyn Fn(u32, &AgentState) -> ToolChoice + Send + Sync>;
+
+impl ReactToolChoice {
+    /// A choice made per turn by `f(turn, state)`.
+    pub fn per_turn(f: impl Fn(u32, &AgentState) -> ToolChoice + Send + Sync + 'static) -> Self {
+        ReactToolChoice::PerTurn(Arc::new(f))
+    }
+
+    /// The choice for `turn` (1-based) of a run whose state is `state`.
+    pub fn for_turn(&self, turn: u32, state: &AgentState) -> ToolChoice {
+        match self {
+            ReactToolChoice::Fixed(choice) => choice.clone(),
+            ReactToolChoice::PerTurn(f) => f(turn, state),
+        }
+    }
+}
+
+impl Default for ReactToolChoice {
+    fn default() -> Self {
+        ReactToolChoice::Fixed(ToolChoice::Auto)
+    }
+}
+
+impl From<ToolChoice> for ReactToolChoice {
+    fn from(choice: ToolChoice) -> Self {
+        ReactToolChoice::Fixed(choice)
+    }
+}
+
+impl std::fmt::Debug for ReactToolChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReactToolChoice::Fixed(c) => f.debug_tuple("Fixed").field(c).finish(),
+            ReactToolChoice::PerTurn(_) => f.write_str("PerTurn"),
+        }
+    }
 }
 
 /// The model react generates with.

@@ -15,7 +15,8 @@ mod submit;
 pub use agent::ReactAgent;
 pub use builder::{ReactBuilder, react};
 pub use config::{
-    AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, IncorrectMessage,
-    IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactModel, ScoreValueFn, Scorer,
+    AgentAttempts, AgentPrompt, AgentSubmit, AttemptScorer, ContextOverflow, ContinueDecision,
+    IncorrectMessage, IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactModel,
+    ReactToolChoice, ScoreValueFn, ToolChoiceFn,
 };
 pub use submit::{remove_submit_tool, submit_output};
