@@ -1,6 +1,8 @@
 //! [`as_tool`]: call an agent like a function (§12).
 
-use actuator_agent::{AgentInput, Limit, RunContext, RunOptions};
+use std::sync::Arc;
+
+use actuator_agent::{Agent, AgentInput, Limit, RunContext, RunOptions};
 use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_model::{ChatMessage, MessageContent};
 use actuator_tool_core::{
@@ -40,9 +42,9 @@ pub struct AsToolBuilder {
 /// assert_eq!(tool.parameters().required, vec!["input"]);
 /// assert_eq!(tool.max_output(), Some(0));
 /// ```
-pub fn as_tool(agent: SharedAgent) -> AsToolBuilder {
+pub fn as_tool(agent: impl Agent + 'static) -> AsToolBuilder {
     AsToolBuilder {
-        agent,
+        agent: Arc::new(agent),
         description: None,
         limits: Vec::new(),
         curried: Map::new(),

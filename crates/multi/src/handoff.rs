@@ -1,8 +1,9 @@
 //! [`handoff`]: hand the conversation to another agent (§11).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
-use actuator_agent::{AgentInput, AgentState, Limit, MessageFilter, RunContext, RunOptions};
+use actuator_agent::{Agent, AgentInput, AgentState, Limit, MessageFilter, RunContext, RunOptions};
 use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
@@ -41,9 +42,9 @@ pub struct HandoffBuilder {
 /// assert_eq!(tool.name(), "transfer_to_web_searcher");
 /// assert!(!tool.parallel());
 /// ```
-pub fn handoff(agent: SharedAgent) -> HandoffBuilder {
+pub fn handoff(agent: impl Agent + 'static) -> HandoffBuilder {
     HandoffBuilder {
-        agent,
+        agent: Arc::new(agent),
         description: None,
         input_filter: None,
         output_filter: Some(MessageFilter::content_only()),

@@ -1,7 +1,9 @@
 //! [`as_solver`]: an agent as a whole task's solver, and the minimal [`TaskState`] /
 //! [`Solver`] seam an evaluation harness plugs into.
 
-use actuator_agent::{AgentError, AgentInput, AgentState, Limit, RunContext, RunOptions};
+use std::sync::Arc;
+
+use actuator_agent::{Agent, AgentError, AgentInput, AgentState, Limit, RunContext, RunOptions};
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -66,9 +68,9 @@ pub struct AsSolverBuilder {
 }
 
 /// Starts a solver that runs `agent` on a task's messages.
-pub fn as_solver(agent: SharedAgent) -> AsSolverBuilder {
+pub fn as_solver(agent: impl Agent + 'static) -> AsSolverBuilder {
     AsSolverBuilder {
-        agent,
+        agent: Arc::new(agent),
         limits: Vec::new(),
         curried: Map::new(),
     }
