@@ -17,8 +17,8 @@
 //! ## Handoff: a specialist takes the conversation
 //!
 //! The supervisor calls `transfer_to_researcher`; the researcher sees the conversation (through
-//! an input filter, by default without the supervisor's system message), works under its own
-//! fresh limits, and what it says is appended for the supervisor to read. An enclosing run's
+//! an input filter when one is set), works under its own fresh limits, and what it says
+//! (by default its content only, without its tool calls) is appended for the supervisor to read. An enclosing run's
 //! limit still ends the whole run (D9).
 //!
 //! ```
