@@ -59,7 +59,7 @@ mod def;
 pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
 
 mod truncate;
-pub use truncate::{DEFAULT_MAX_OUTPUT, Truncated, truncate_tool_output};
+pub use truncate::{DEFAULT_MAX_TOOL_OUTPUT, Truncated, truncate_tool_output};
 
 #[doc(hidden)]
 pub mod __private;
