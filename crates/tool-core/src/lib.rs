@@ -20,6 +20,8 @@ mod info;
 pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
 
 mod error;
+// `From` impls only: `?` on any error in a tool body.
+mod any_error;
 pub use error::{
     FatalToolError, IoErrorExt, LimitValue, ToolDefError, ToolError, ToolErrorKind, ToolFailure,
     format_amount, format_limit, limit_exceeded_text,
