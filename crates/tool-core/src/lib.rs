@@ -16,6 +16,12 @@
 //! Rendering a tool for a provider (MCP, OpenAI, Anthropic, Gemini) is the job of
 //! `actuator-dialect`.
 
+/// The `schemars` a tool's parameter types derive `JsonSchema` from (see [`serde`]).
+pub use schemars;
+/// The `serde` a tool's parameter types derive `Deserialize` from (what `#[tool_input]`
+/// derives through, so a crate using `actuator` needs no `serde` dependency of its own).
+pub use serde;
+
 mod info;
 pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
 
