@@ -1,7 +1,7 @@
 //! The named options of the text scorers, with the reference's defaults (its keyword
 //! arguments `location`, `ignore_case`, `numeric`, `match_all`).
 
-use super::Location;
+use super::text::Location;
 
 /// How [`match_`](super::match_) compares: where the target must be (default
 /// [`Location::End`]), whether case is ignored (default yes), and whether numbers compare as
