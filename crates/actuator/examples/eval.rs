@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use actuator::agent::react;
-use actuator::eval::scorers::{Location, match_};
+use actuator::eval::scorers::{Location, MatchOptions, match_};
 use actuator::eval::{Dataset, EvalOptions, Sample, Task, eval};
 use actuator::model::{ChatMessage, FunctionModel, ModelOutput, ModelUsage, ToolCall};
 use actuator::multi::as_solver;
@@ -122,7 +122,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Arc::new(as_solver(Arc::new(agent)).build()?),
     )
     .solver_name("react")
-    .scorer(match_(Location::End, true, true));
+    .scorer(match_(
+        MatchOptions::default()
+            .location(Location::End)
+            .numeric(true),
+    ));
     let run = eval(
         &task,
         EvalOptions::new()

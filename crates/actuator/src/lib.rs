@@ -9,7 +9,8 @@
 //! | module | crate | feature |
 //! |---|---|---|
 //! | [`tool_core`] | tool definitions, validation, results, errors, truncation | always |
-//! | [`tool`] | the `#[tool]` attribute | `macros` (default) |
+//! | [`tool`], [`tool_input`] | the `#[tool]` attribute; `#[tool_input]` for a tool's struct or enum parameter | `macros` (default) |
+//! | [`serde`], [`schemars`] | the versions a tool's parameter types derive from (what `#[tool_input]` uses) | always |
 //! | [`macro@agent`] | the `#[agent]` attribute (`#[actuator::agent]`; the module of the same name is below) | `macros` and `agent` (default) |
 //! | [`dialect`] | each provider's tool object with a report of what changed, `strip_strict_nulls`, `parse_tool_call` | `dialect` (default) |
 //! | `model`, `events`, `exec` | messages, the `Model` trait, scripted models; run events and limit errors; the staged executor | `exec` |
@@ -42,11 +43,46 @@
 //! assert_eq!(out.text(), "5");
 //! # }
 //! ```
+//!
+//! A struct (or enum) parameter takes `#[tool_input]`, which derives `Deserialize` and
+//! `JsonSchema` through this crate's re-exports: no `serde` or `schemars` in your
+//! `Cargo.toml`.
+//!
+//! ```
+//! use actuator::prelude::*;
+//!
+//! /// Which results to keep.
+//! #[tool_input]
+//! struct Filter {
+//!     /// Only results in this language.
+//!     language: Option<String>,
+//!     /// At most this many results.
+//!     #[serde(default)]
+//!     limit: u32,
+//! }
+//!
+//! /// Search the documentation.
+//! ///
+//! /// # Arguments
+//! /// * `query` - What to search for.
+//! /// * `filter` - Which results to keep.
+//! #[tool]
+//! fn search(query: String, filter: Filter) -> String {
+//!     format!("{query}: {:?}, {}", filter.language, filter.limit)
+//! }
+//!
+//! let def = search_tool();
+//! assert_eq!(def.parameters().required, ["query", "filter"]);
+//! ```
 
 pub use actuator_tool_core as tool_core;
 
+pub use actuator_tool_core::{schemars, serde};
+
 #[cfg(feature = "macros")]
 pub use actuator_tool_macros::tool;
+#[cfg(feature = "macros")]
+pub use actuator_tool_macros::tool_input;
 
 #[cfg(feature = "dialect")]
 pub use actuator_dialect as dialect;
@@ -91,7 +127,7 @@ pub mod prelude {
     #[cfg(all(feature = "macros", feature = "agent"))]
     pub use actuator_tool_macros::agent;
     #[cfg(feature = "macros")]
-    pub use actuator_tool_macros::tool;
+    pub use actuator_tool_macros::{tool, tool_input};
 
     #[cfg(feature = "exec")]
     pub use actuator_events::EventLog;

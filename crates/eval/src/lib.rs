@@ -16,7 +16,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use actuator_agent::{AgentState, agent_fn};
-//! use actuator_eval::{Dataset, EvalOptions, Sample, Task, eval, scorers::includes};
+//! use actuator_eval::{Dataset, EvalOptions, Sample, Task, eval, scorers::{IncludesOptions, includes}};
 //! use actuator_model::ChatMessage;
 //! use actuator_multi::as_solver;
 //!
@@ -30,7 +30,7 @@
 //!     Dataset::new([Sample::new("ping", "ping"), Sample::new("pong", "ping")]),
 //!     Arc::new(as_solver(Arc::new(echo)).build().unwrap()),
 //! )
-//! .scorer(includes(true));
+//! .scorer(includes(IncludesOptions::default()));
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let run = eval(&task, EvalOptions::new()).await.unwrap();
 //! assert_eq!(run.log.status, "success");

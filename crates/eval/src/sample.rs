@@ -40,6 +40,7 @@ impl From<&str> for SampleId {
 /// A sample's input: a text (one user message) or a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SampleInput {
     /// A text, which becomes one user message.
     Text(String),
@@ -77,6 +78,7 @@ impl From<String> for SampleInput {
 /// What an answer is judged against: one text or several (any may match).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum Target {
     /// One target.
     One(String),

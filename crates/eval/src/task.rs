@@ -14,11 +14,11 @@ use crate::scorer::{Scorer, SharedScorer};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use actuator_eval::{Dataset, Sample, Task, scorers::includes};
+/// use actuator_eval::{Dataset, Sample, Task, scorers::{IncludesOptions, includes}};
 /// use actuator_multi::as_solver;
 /// # let agent: Arc<dyn actuator_agent::Agent> = Arc::new(actuator_agent::agent_fn("echo", |s, _cx, _a| async move { Ok(s) }));
 /// let task = Task::new("arithmetic", Dataset::new([Sample::new("What is 3 + 4?", "7")]), Arc::new(as_solver(agent).build().unwrap()))
-///     .scorer(includes(true))
+///     .scorer(includes(IncludesOptions::default()))
 ///     .epochs(2);
 /// assert_eq!(task.name, "arithmetic");
 /// ```

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use actuator_agent::{AgentError, RunContext};
 use actuator_eval::{
-    Dataset, EvalOptions, Sample, StopSignal, Task, eval, read_eval_log, scorers::includes,
+    Dataset, EvalOptions, Sample, StopSignal, Task, eval, read_eval_log,
+    scorers::{IncludesOptions, includes},
 };
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
 use actuator_multi::{Solver, TaskState};
@@ -59,7 +60,7 @@ async fn stopped_run(grace: Duration) -> (usize, serde_json::Value) {
         Dataset::new((1..=40).map(|i| Sample::new(format!("s{i}"), format!("s{i}")))),
         solver,
     )
-    .scorer(includes(true));
+    .scorer(includes(IncludesOptions::default()));
     let run = eval(
         &task,
         EvalOptions::new()

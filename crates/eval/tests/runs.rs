@@ -12,7 +12,7 @@ use std::time::Duration;
 use actuator_agent::{AgentError, AgentErrorKind, RunContext};
 use actuator_eval::{
     Dataset, EvalOptions, FailOnError, LogFormat, Sample, StopSignal, Task, eval, read_eval_log,
-    scorers::includes,
+    scorers::{IncludesOptions, includes},
 };
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
 use actuator_multi::{Solver, TaskState};
@@ -72,7 +72,7 @@ fn task(solver: Arc<Echo>, inputs: &[&str]) -> Task {
         Dataset::new(inputs.iter().map(|i| Sample::new(*i, *i))),
         solver,
     )
-    .scorer(includes(true))
+    .scorer(includes(IncludesOptions::default()))
 }
 
 #[tokio::test]
@@ -344,7 +344,7 @@ async fn a_chain_runs_its_solvers_in_turn_until_one_completes_the_task() {
         Dataset::new([Sample::new("go", "stop")]),
         Arc::new(solver),
     )
-    .scorer(includes(true));
+    .scorer(includes(IncludesOptions::default()));
     let run = eval(&t, EvalOptions::new().log_dir(dir.path()))
         .await
         .unwrap();

@@ -14,7 +14,8 @@ use std::time::Duration;
 use actuator_agent::{AgentError, RunContext};
 use actuator_eval::{
     Dataset, EvalOptions, FailOnError, Sample, ScoreError, Scorer, StopSignal, Target, Task, eval,
-    read_eval_log, scorers::includes,
+    read_eval_log,
+    scorers::{IncludesOptions, includes},
 };
 use actuator_events::Score;
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
@@ -119,7 +120,8 @@ fn sample(read: &serde_json::Value, id: u32) -> &serde_json::Value {
 async fn a_panicking_solver_fails_its_sample_and_the_eval_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let inputs = ten_with(8, "boom");
-    let task = Task::new("bomb", samples(&refs(&inputs)), Arc::new(Bomb)).scorer(includes(true));
+    let task = Task::new("bomb", samples(&refs(&inputs)), Arc::new(Bomb))
+        .scorer(includes(IncludesOptions::default()));
     let run = eval(
         &task,
         EvalOptions::new()
@@ -164,7 +166,8 @@ async fn a_panic_with_fail_on_error_ends_the_log_as_error_keeping_the_finished_s
     let dir = tempfile::tempdir().unwrap();
     // Panics in `solve` itself, before it returns a future.
     let inputs = ten_with(8, "bang");
-    let task = Task::new("bang", samples(&refs(&inputs)), Arc::new(Bomb)).scorer(includes(true));
+    let task = Task::new("bang", samples(&refs(&inputs)), Arc::new(Bomb))
+        .scorer(includes(IncludesOptions::default()));
     let run = eval(&task, EvalOptions::new().max_samples(1).log_dir(dir.path()))
         .await
         .unwrap();
@@ -288,7 +291,7 @@ async fn a_sandbox_whose_setup_panics_fails_only_its_sample() {
     let counter = Arc::clone(&made);
     let inputs = ten_with(0, "");
     let task = Task::new("setup", samples(&refs(&inputs)), Arc::new(Bomb))
-        .scorer(includes(true))
+        .scorer(includes(IncludesOptions::default()))
         .sandbox(move || {
             if counter.fetch_add(1, Ordering::SeqCst) == 2 {
                 panic!("no sandbox for you");
@@ -352,7 +355,7 @@ async fn a_sandbox_whose_teardown_panics_fails_its_sample_and_the_eval_goes_on()
     let dir = tempfile::tempdir().unwrap();
     let inputs = ten_with(0, "");
     let task = Task::new("teardown", samples(&refs(&inputs)), Arc::new(Bomb))
-        .scorer(includes(true))
+        .scorer(includes(IncludesOptions::default()))
         .sandbox(|| Ok(SandboxHandle::new(Fragile)));
     let run = eval(
         &task,

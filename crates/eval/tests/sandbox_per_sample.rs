@@ -5,7 +5,10 @@
 use std::sync::Arc;
 
 use actuator_agent::{AgentError, AgentErrorKind, RunContext};
-use actuator_eval::{Dataset, EvalOptions, FailOnError, Sample, Task, eval, scorers::includes};
+use actuator_eval::{
+    Dataset, EvalOptions, FailOnError, Sample, Task, eval,
+    scorers::{IncludesOptions, includes},
+};
 use actuator_model::{BoxFuture, ModelOutput};
 use actuator_multi::{Solver, TaskState};
 use actuator_sandbox::{ExecRequest, LocalSandbox, SandboxError, SandboxHandle};
@@ -44,7 +47,7 @@ async fn every_sample_has_a_fresh_sandbox() {
         Dataset::new((0..3).map(|i| Sample::new(format!("s{i}"), "listing:[]"))),
         Arc::new(Lister),
     )
-    .scorer(includes(true))
+    .scorer(includes(IncludesOptions::default()))
     .sandbox(|| LocalSandbox::new().map(SandboxHandle::new));
     let run = eval(&task, EvalOptions::new().max_samples(1))
         .await

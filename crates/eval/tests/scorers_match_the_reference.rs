@@ -8,7 +8,9 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use actuator_eval::scorers::{Location, exact, f1, includes, match_, pattern};
+use actuator_eval::scorers::{
+    IncludesOptions, Location, MatchOptions, PatternOptions, exact, f1, includes, match_, pattern,
+};
 use actuator_eval::{Scorer, Target};
 use actuator_model::ModelOutput;
 use actuator_multi::TaskState;
@@ -90,17 +92,21 @@ fn ours(case: &Value) -> Box<dyn Scorer> {
                 _ => Location::End,
             };
             Box::new(match_(
-                location,
-                flag("ignore_case", true),
-                flag("numeric", false),
+                MatchOptions::default()
+                    .location(location)
+                    .ignore_case(flag("ignore_case", true))
+                    .numeric(flag("numeric", false)),
             ))
         }
-        "includes" => Box::new(includes(flag("ignore_case", true))),
+        "includes" => Box::new(includes(
+            IncludesOptions::default().ignore_case(flag("ignore_case", true)),
+        )),
         "pattern" => Box::new(
             pattern(
                 args["pattern"].as_str().unwrap(),
-                flag("ignore_case", true),
-                flag("match_all", false),
+                PatternOptions::default()
+                    .ignore_case(flag("ignore_case", true))
+                    .match_all(flag("match_all", false)),
             )
             .unwrap(),
         ),

@@ -10,6 +10,7 @@ use serde_json::{Map, Number, Value};
 /// named values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ScoreValue {
     /// `true` or `false`.
     Bool(bool),

@@ -30,7 +30,7 @@ use actuator_events::{EventLog, ToolEvent, unix_seconds};
 use actuator_exec::{ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, ToolCall};
 use actuator_tool_core::{
-    DEFAULT_MAX_OUTPUT, ToolArgs, ToolContext, ToolDef, ToolErrorKind, truncate_tool_output,
+    DEFAULT_MAX_TOOL_OUTPUT, ToolArgs, ToolContext, ToolDef, ToolErrorKind, truncate_tool_output,
 };
 use divan::{Bencher, black_box};
 use fixture::{
@@ -336,16 +336,18 @@ mod w4_parts {
     #[divan::bench]
     fn truncate_ascii(bencher: Bencher<'_, '_>) {
         let text = BIG_ASCII.as_str();
-        bencher
-            .bench_local(|| truncate_tool_output("big_ascii", black_box(text), DEFAULT_MAX_OUTPUT));
+        bencher.bench_local(|| {
+            truncate_tool_output("big_ascii", black_box(text), DEFAULT_MAX_TOOL_OUTPUT)
+        });
     }
 
     /// `truncate_tool_output` on the 1 MiB non-ASCII text (Inspect: 969 µs).
     #[divan::bench]
     fn truncate_utf8(bencher: Bencher<'_, '_>) {
         let text = BIG_UTF8.as_str();
-        bencher
-            .bench_local(|| truncate_tool_output("big_utf8", black_box(text), DEFAULT_MAX_OUTPUT));
+        bencher.bench_local(|| {
+            truncate_tool_output("big_utf8", black_box(text), DEFAULT_MAX_TOOL_OUTPUT)
+        });
     }
 
     /// The tool body's copy of the pre-built 1 MiB `String` (Python returns the same `str`).

@@ -22,8 +22,17 @@ use crate::runner::{CallDone, Runner, Stop, ToolNames};
 pub const CANCELLED_BY_SIBLING: &str =
     "Tool call cancelled because a parallel sibling tool call raised an exception.";
 
-/// How `execute_tools` runs.
+/// How `execute_tools` runs: start from `default()` and chain the setters (the struct is
+/// `#[non_exhaustive]`, so fields can be added without breaking callers).
+///
+/// ```
+/// use actuator_exec::ExecuteOptions;
+/// let options = ExecuteOptions::default().max_output(4096).max_concurrency(2);
+/// assert_eq!(options.max_output, Some(4096));
+/// assert_eq!(options.max_concurrency, Some(2));
+/// ```
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct ExecuteOptions {
     /// The output limit for tools without their own (`None`: 16 KiB; `Some(0)`: never truncate).
     pub max_output: Option<usize>,
@@ -88,6 +97,20 @@ impl ExecuteOptions {
     #[must_use]
     pub fn cancellation(mut self, canceller: ToolCallCanceller) -> Self {
         self.extensions.insert(canceller);
+        self
+    }
+
+    /// Replaces the data handed to every call's `ToolContext`.
+    #[must_use]
+    pub fn extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// Records the calls' events in the span `span_id` (an agent run's).
+    #[must_use]
+    pub fn span_id(mut self, span_id: impl Into<Arc<str>>) -> Self {
+        self.span_id = Some(span_id.into());
         self
     }
 }

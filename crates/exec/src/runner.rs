@@ -12,7 +12,8 @@ use actuator_model::{
     ChatMessage, ChatMessageAssistant, MessageContent, ModelOutput, ToolCall, ToolCallError,
 };
 use actuator_tool_core::{
-    DEFAULT_MAX_OUTPUT, FatalToolError, ToolDef, ToolErrorKind, ToolOutput, truncate_tool_output,
+    DEFAULT_MAX_TOOL_OUTPUT, FatalToolError, ToolDef, ToolErrorKind, ToolOutput,
+    truncate_tool_output,
 };
 use futures_util::future::Abortable;
 use serde_json::{Map, Value};
@@ -409,7 +410,7 @@ impl Runner<'_> {
     pub(crate) fn limit_for(&self, def: Option<&ToolDef>) -> usize {
         def.and_then(ToolDef::max_output)
             .or(self.options.max_output)
-            .unwrap_or(DEFAULT_MAX_OUTPUT)
+            .unwrap_or(DEFAULT_MAX_TOOL_OUTPUT)
     }
 }
 

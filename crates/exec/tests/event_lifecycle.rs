@@ -51,11 +51,9 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
         }
     });
     let msgs = conversation(&[("probe", json!({"s": "x"}))]);
-    let options = ExecuteOptions {
-        span_id: Some("span_7".into()),
-        ..ExecuteOptions::default()
-    }
-    .events(log.clone());
+    let options = ExecuteOptions::default()
+        .span_id("span_7")
+        .events(log.clone());
     let out = execute_tools(&msgs, &[probe], &options).await.unwrap();
 
     let events = log.events();

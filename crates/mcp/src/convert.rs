@@ -171,7 +171,9 @@ pub fn content_to_mcp(content: &Content) -> Value {
                 }
             }
         }
-        Content::Reasoning { .. } | Content::ToolUse(_) | Content::Data { .. } => {
+        // Reasoning, tool use, data (and any kind added later): MCP has no block for them, so
+        // they travel as their JSON.
+        _ => {
             let mut obj = Map::new();
             obj.insert("type".into(), "text".into());
             obj.insert(

@@ -27,7 +27,16 @@ pub async fn serve_stdio(server: ToolServer) -> Result<(), McpError> {
 
 /// Where and how [`serve_http`] listens. Its `Debug` says whether a bearer token is set,
 /// not what it is.
+/// Start from `default()` and chain the setters (the struct is `#[non_exhaustive]`).
+///
+/// ```
+/// use actuator_mcp::HttpOptions;
+/// let options = HttpOptions::default().path("/tools").max_body_bytes(1 << 20);
+/// assert_eq!(options.path, "/tools");
+/// assert_eq!(options.max_body_bytes, 1 << 20);
+/// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// The address to bind (default `127.0.0.1:0`: loopback, a free port). Binding another
     /// address is allowed; list the host names clients use in
@@ -98,6 +107,28 @@ impl HttpOptions {
     #[must_use]
     pub fn bind(mut self, addr: SocketAddr) -> Self {
         self.bind = addr;
+        self
+    }
+
+    /// The endpoint's path (default `/mcp`).
+    #[must_use]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// The host names (or `host:port`) accepted in the `Host` header (replacing the loopback
+    /// defaults).
+    #[must_use]
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The largest request body accepted, in bytes.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
         self
     }
 

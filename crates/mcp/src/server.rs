@@ -18,7 +18,16 @@ use crate::convert::content_to_mcp;
 use crate::error::McpError;
 
 /// How a [`ToolServer`] presents itself and runs calls.
+/// Start from `default()` and chain the setters (the struct is `#[non_exhaustive]`).
+///
+/// ```
+/// use actuator_mcp::ServeOptions;
+/// let options = ServeOptions::default().name("files").version("1.2.0");
+/// assert_eq!(options.name, "files");
+/// assert_eq!(options.version, "1.2.0");
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ServeOptions {
     /// The server's name in the handshake (default `actuator`).
     pub name: String,
@@ -54,6 +63,20 @@ impl ServeOptions {
     #[must_use]
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The server's version in the handshake.
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// The executor settings calls run with (replacing the executor's defaults).
+    #[must_use]
+    pub fn execute(mut self, execute: ExecuteOptions) -> Self {
+        self.execute = execute;
         self
     }
 

@@ -242,10 +242,9 @@ async fn wait_for(flag: &AtomicBool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_checks_the_token_the_origin_and_the_body_size() {
-    let options = HttpOptions {
-        max_body_bytes: 64 * 1024,
-        ..HttpOptions::default().bearer_token("t0k")
-    };
+    let options = HttpOptions::default()
+        .bearer_token("t0k")
+        .max_body_bytes(64 * 1024);
     let http = serve_http(server(Arc::default()), options).await.unwrap();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},

@@ -67,6 +67,7 @@ pub(crate) fn short_uuid(n: u128) -> CompactString {
 /// Where a message came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MessageSource {
     /// Part of the task's input.
     Input,

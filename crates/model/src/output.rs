@@ -10,6 +10,7 @@ use crate::tool_call::ToolCall;
 /// Why a generation stopped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// The model finished its answer.
     #[default]

@@ -33,8 +33,8 @@ pub use error::{SandboxError, combine_output, format_size};
 
 mod sandbox;
 pub use sandbox::{
-    DEFAULT_MAX_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, NO_SANDBOX_MESSAGE, Sandbox,
-    SandboxHandle, SessionRequest,
+    DEFAULT_MAX_EXEC_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, NO_SANDBOX_MESSAGE,
+    Sandbox, SandboxHandle, SessionRequest,
 };
 
 mod local;

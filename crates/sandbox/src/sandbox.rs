@@ -14,8 +14,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::SandboxError;
 
 /// The output limit of one exec when a request sets none: 10 MiB, the reference's
-/// `SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE`.
-pub const DEFAULT_MAX_OUTPUT: usize = 10 * 1024 * 1024;
+/// `SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE`. A larger output fails the command; it
+/// is not the limit of what the model reads of a tool's output (that is
+/// `actuator_tool_core::DEFAULT_MAX_TOOL_OUTPUT`, 16 KiB, which truncates).
+///
+/// ```
+/// assert_eq!(actuator_sandbox::DEFAULT_MAX_EXEC_OUTPUT, 10 * 1024 * 1024);
+/// ```
+pub const DEFAULT_MAX_EXEC_OUTPUT: usize = 10 * 1024 * 1024;
 
 /// The error text of a tool called in a run that has no sandbox (a `sandbox_unavailable`
 /// error), in the reference's words.
@@ -49,7 +55,7 @@ pub struct ExecRequest {
     /// Kill the command (its whole process group) after this long.
     pub timeout: Option<Duration>,
     /// The most bytes of output (stdout and stderr together) kept; more is an
-    /// [`SandboxError::OutputLimit`]. `None`: [`DEFAULT_MAX_OUTPUT`].
+    /// [`SandboxError::OutputLimit`]. `None`: [`DEFAULT_MAX_EXEC_OUTPUT`].
     pub max_output: Option<usize>,
 }
 

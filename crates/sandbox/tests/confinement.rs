@@ -167,10 +167,7 @@ async fn no_terminal_is_reachable() {
 
 #[tokio::test]
 async fn a_fork_bomb_is_bounded_by_the_process_limit_and_the_timeout() {
-    let limits = ResourceLimits {
-        max_processes: Some(64),
-        ..ResourceLimits::default()
-    };
+    let limits = ResourceLimits::default().max_processes(Some(64));
     let Some(sb) = sandbox_with(LocalSandbox::builder().limits(limits)) else {
         return;
     };
@@ -197,10 +194,7 @@ async fn a_fork_bomb_is_bounded_by_the_process_limit_and_the_timeout() {
 
 #[tokio::test]
 async fn file_size_is_limited() {
-    let limits = ResourceLimits {
-        max_file_size: Some(1 << 20),
-        ..ResourceLimits::default()
-    };
+    let limits = ResourceLimits::default().max_file_size(Some(1 << 20));
     let Some(sb) = sandbox_with(LocalSandbox::builder().limits(limits)) else {
         return;
     };

@@ -1,7 +1,7 @@
 //! Benchmarks for [`truncate_tool_output`]: its cost must follow the limit, not the size
 //! of the output.
 
-use actuator_tool_core::{DEFAULT_MAX_OUTPUT, truncate_tool_output};
+use actuator_tool_core::{DEFAULT_MAX_TOOL_OUTPUT, truncate_tool_output};
 use divan::{Bencher, black_box};
 
 fn main() {
@@ -28,7 +28,7 @@ fn ascii_1mib_to_16kib(bencher: Bencher<'_, '_>) {
         truncate_tool_output(
             black_box("read_file"),
             black_box(input.as_str()),
-            black_box(DEFAULT_MAX_OUTPUT),
+            black_box(DEFAULT_MAX_TOOL_OUTPUT),
         )
     });
 }
@@ -43,13 +43,13 @@ fn non_ascii_1mib_to_16kib(bencher: Bencher<'_, '_>) {
         "Съешь же ещё этих мягких французских булок 🥐☕ ",
         INPUT_BYTES,
     );
-    assert!(!input.is_char_boundary(DEFAULT_MAX_OUTPUT / 2));
-    assert!(!input.is_char_boundary(input.len() - DEFAULT_MAX_OUTPUT / 2));
+    assert!(!input.is_char_boundary(DEFAULT_MAX_TOOL_OUTPUT / 2));
+    assert!(!input.is_char_boundary(input.len() - DEFAULT_MAX_TOOL_OUTPUT / 2));
     bencher.bench(|| {
         truncate_tool_output(
             black_box("read_file"),
             black_box(input.as_str()),
-            black_box(DEFAULT_MAX_OUTPUT),
+            black_box(DEFAULT_MAX_TOOL_OUTPUT),
         )
     });
 }

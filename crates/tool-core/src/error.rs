@@ -543,6 +543,35 @@ impl FatalToolError {
 /// assert!(lookup(0, true).unwrap_err().is_recoverable());
 /// assert!(!lookup(1, false).unwrap_err().is_recoverable());
 /// ```
+///
+/// Any other error converts too, through a box: a tool body returning
+/// `Result<T, Box<dyn std::error::Error + Send + Sync>>` uses `?` on any error type (an
+/// `io::Error`, `serde_json::Error`, a `thiserror` enum of your own), and the model reads it
+/// as the reference words it: an I/O error as the `io::Error` mapping above, a UTF-8 error as
+/// `unicode_decode`, a boxed `ToolError` or `FatalToolError` as itself, anything else as an
+/// `unknown` error with the error's text. `?` on a `serde_json::Error` also works directly.
+///
+/// ```
+/// use actuator_tool_core::{ToolErrorKind, ToolFailure};
+///
+/// #[derive(Debug)]
+/// struct Offline;
+/// impl std::fmt::Display for Offline {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         f.write_str("The catalogue is offline.")
+///     }
+/// }
+/// impl std::error::Error for Offline {}
+///
+/// fn body() -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+///     Err(Offline)?
+/// }
+/// let ToolFailure::Recoverable(err) = ToolFailure::from(body().unwrap_err()) else {
+///     unreachable!()
+/// };
+/// assert_eq!(err.kind(), ToolErrorKind::Unknown);
+/// assert_eq!(err.message(), "The catalogue is offline.");
+/// ```
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ToolFailure {
     /// Goes back to the model as the tool's result.

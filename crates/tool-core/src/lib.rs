@@ -16,10 +16,18 @@
 //! Rendering a tool for a provider (MCP, OpenAI, Anthropic, Gemini) is the job of
 //! `actuator-dialect`.
 
+/// The `schemars` a tool's parameter types derive `JsonSchema` from (see [`serde`]).
+pub use schemars;
+/// The `serde` a tool's parameter types derive `Deserialize` from (what `#[tool_input]`
+/// derives through, so a crate using `actuator` needs no `serde` dependency of its own).
+pub use serde;
+
 mod info;
 pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
 
 mod error;
+// `From` impls only: `?` on any error in a tool body.
+mod any_error;
 pub use error::{
     FatalToolError, IoErrorExt, LimitValue, ToolDefError, ToolError, ToolErrorKind, ToolFailure,
     format_amount, format_limit, limit_exceeded_text,
@@ -59,7 +67,7 @@ mod def;
 pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
 
 mod truncate;
-pub use truncate::{DEFAULT_MAX_OUTPUT, Truncated, truncate_tool_output};
+pub use truncate::{DEFAULT_MAX_TOOL_OUTPUT, Truncated, truncate_tool_output};
 
 #[doc(hidden)]
 pub mod __private;

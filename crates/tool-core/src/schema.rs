@@ -14,7 +14,7 @@ use crate::info::ToolParams;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "this parameter's type must implement `Deserialize` and `JsonSchema`",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
+    note = "add `#[tool_input]` (or `#[derive(serde::Deserialize, schemars::JsonSchema)]`) to the type, or use a type that has both"
 )]
 pub trait ToolParam: DeserializeOwned + JsonSchema {}
 

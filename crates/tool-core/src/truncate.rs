@@ -11,11 +11,17 @@
 
 use std::fmt::Write as _;
 
-/// The default output limit: 16 KiB.
+/// The default limit of a tool's output as the model reads it: 16 KiB (the reference's
+/// `max_tool_output` default). Not to be confused with the sandbox's limit on what one
+/// command may return (`actuator_sandbox::DEFAULT_MAX_EXEC_OUTPUT`, 10 MiB).
 ///
 /// Outputs longer than this many bytes are truncated by [`truncate_tool_output`] unless a
 /// tool sets its own limit.
-pub const DEFAULT_MAX_OUTPUT: usize = 16 * 1024;
+///
+/// ```
+/// assert_eq!(actuator_tool_core::DEFAULT_MAX_TOOL_OUTPUT, 16 * 1024);
+/// ```
+pub const DEFAULT_MAX_TOOL_OUTPUT: usize = 16 * 1024;
 
 /// The envelope text before the tool name.
 const ENVELOPE_START: &str = "\nThe output of your call to ";
@@ -179,7 +185,7 @@ mod tests {
 
     #[test]
     fn default_limit_is_16_kib() {
-        assert_eq!(DEFAULT_MAX_OUTPUT, 16384);
+        assert_eq!(DEFAULT_MAX_TOOL_OUTPUT, 16384);
     }
 
     #[test]
@@ -263,16 +269,16 @@ mod tests {
     #[test]
     fn large_input_keeps_limit_bytes() {
         let input = "x".repeat(1 << 20);
-        let t = truncated("big", &input, DEFAULT_MAX_OUTPUT);
-        let omitted = (1 << 20) - DEFAULT_MAX_OUTPUT;
+        let t = truncated("big", &input, DEFAULT_MAX_TOOL_OUTPUT);
+        let omitted = (1 << 20) - DEFAULT_MAX_TOOL_OUTPUT;
         let inner = format!(
             "{}\n[... {omitted} bytes omitted ...]\n{}",
-            "x".repeat(DEFAULT_MAX_OUTPUT / 2),
-            "x".repeat(DEFAULT_MAX_OUTPUT / 2)
+            "x".repeat(DEFAULT_MAX_TOOL_OUTPUT / 2),
+            "x".repeat(DEFAULT_MAX_TOOL_OUTPUT / 2)
         );
         assert_eq!(t.output, envelope("big", &inner));
         assert_eq!(t.original_bytes, 1 << 20);
-        assert_eq!(t.limit, DEFAULT_MAX_OUTPUT);
+        assert_eq!(t.limit, DEFAULT_MAX_TOOL_OUTPUT);
     }
 
     #[test]

@@ -264,3 +264,53 @@ fn python_literals_match_the_reference_repr() {
         r#"[1e-05, 1e+16, 123456789.0, 0.1, -0.0, 0.0001, 9999999999999998.0, 'a\\b', '\x01', 'é', 'say "hi" it\'s', 1.5e-07, 2.5e+20]"#
     );
 }
+
+/// A boxed error converts by what it holds; a fatal one stays fatal.
+#[test]
+fn boxed_errors_convert_by_what_they_hold() {
+    type BoxError = Box<dyn std::error::Error + Send + Sync>;
+    let recoverable = |failure: ToolFailure| match failure {
+        ToolFailure::Recoverable(e) => e,
+        other => panic!("{other:?}"),
+    };
+    let io: BoxError = Box::new(io::Error::from(io::ErrorKind::PermissionDenied));
+    let e = recoverable(io.into());
+    assert_eq!(e.kind(), ToolErrorKind::Permission);
+    assert_eq!(
+        e,
+        ToolError::from(io::Error::from(io::ErrorKind::PermissionDenied))
+    );
+
+    let fatal: BoxError = Box::new(FatalToolError::msg("database is down"));
+    let failure = ToolFailure::from(fatal);
+    assert!(!failure.is_recoverable());
+    assert_eq!(failure.to_string(), "database is down");
+
+    let text: BoxError = "just text".into();
+    assert_eq!(recoverable(text.into()), ToolError::new("just text"));
+
+    let cut = String::from_utf8(vec![b'a', 0xe2, 0x82]).unwrap_err();
+    let utf8: BoxError = Box::new(cut);
+    assert_eq!(
+        recoverable(utf8.into()),
+        ToolError::unicode_decode("utf-8", "unexpected end of data")
+    );
+
+    let local: Box<dyn std::error::Error> = Box::new(ToolError::timeout());
+    assert_eq!(recoverable(local.into()), ToolError::timeout());
+}
+
+/// `?` on a `serde_json::Error` in a body returning `ToolFailure`: `unknown` with its text.
+#[test]
+fn a_json_error_converts_with_its_text() {
+    fn body() -> Result<serde_json::Value, ToolFailure> {
+        Ok(serde_json::from_str("nope")?)
+    }
+    match body().unwrap_err() {
+        ToolFailure::Recoverable(e) => {
+            assert_eq!(e.kind(), ToolErrorKind::Unknown);
+            assert_eq!(e.message(), "expected ident at line 1 column 2");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -18,6 +18,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod expand;
+mod input;
 mod model;
 mod params;
 
@@ -264,4 +265,40 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn agent(args: TokenStream, input: TokenStream) -> TokenStream {
     agent_expand::agent(args.into(), input.into()).into()
+}
+
+/// Makes a struct or an enum a tool's parameter type: derives `Deserialize` and `JsonSchema`
+/// through `actuator`'s re-exports of `serde` and `schemars` (the same paths as
+/// `#[derive(serde::Deserialize, schemars::JsonSchema)]` plus `#[serde(crate = …)]` and
+/// `#[schemars(crate = …)]`), so a crate that depends on `actuator` alone can write tools with
+/// struct parameters. Field doc comments become the schema's descriptions, and `#[serde(…)]` /
+/// `#[schemars(…)]` attributes on the type and its fields work as usual. `crate = path` names
+/// the runtime crate when it is not found in `Cargo.toml` (as `#[tool(crate = …)]`).
+///
+/// ```
+/// use actuator_tool_macros::{tool, tool_input};
+///
+/// /// Where to look.
+/// #[tool_input]
+/// struct Filter {
+///     /// Only files newer than this many days.
+///     max_age_days: Option<u32>,
+/// }
+///
+/// /// Search the documentation.
+/// #[tool]
+/// fn search(
+///     /// What to search for.
+///     query: String,
+///     #[tool(flatten)] filter: Filter,
+/// ) -> String {
+///     format!("{query} {:?}", filter.max_age_days)
+/// }
+///
+/// let def = search_tool();
+/// assert!(def.parameters().properties.contains_key("max_age_days"));
+/// ```
+#[proc_macro_attribute]
+pub fn tool_input(args: TokenStream, input: TokenStream) -> TokenStream {
+    input::tool_input(args.into(), input.into()).into()
 }

@@ -275,6 +275,7 @@ pub(crate) fn check_receiver(cx: &Ctxt, m: Macro, func: &ItemFn) -> bool {
 pub(crate) fn item_head(item: &syn::Item) -> TokenStream {
     use syn::Item;
     let (keyword, ident): (TokenStream, Option<&Ident>) = match item {
+        Item::Fn(i) => (i.sig.fn_token.to_token_stream(), Some(&i.sig.ident)),
         Item::Struct(i) => (i.struct_token.to_token_stream(), Some(&i.ident)),
         Item::Enum(i) => (i.enum_token.to_token_stream(), Some(&i.ident)),
         Item::Union(i) => (i.union_token.to_token_stream(), Some(&i.ident)),

@@ -375,12 +375,10 @@ impl RunContext {
     pub fn execute_options(&self) -> ExecuteOptions {
         let mut extensions = self.inner.resources.clone();
         extensions.insert(self.clone());
-        ExecuteOptions {
-            events: self.inner.budget.events().cloned(),
-            extensions,
-            span_id: self.inner.span.clone(),
-            ..ExecuteOptions::default()
-        }
+        let mut options = ExecuteOptions::default().extensions(extensions);
+        options.events = self.inner.budget.events().cloned();
+        options.span_id = self.inner.span.clone();
+        options
     }
 
     /// `options` with this run's context, sink and resources added (options that carry a

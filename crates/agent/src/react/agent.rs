@@ -133,12 +133,11 @@ impl ReactAgent {
     }
 
     fn exec_options(&self, cx: &RunContext) -> ExecuteOptions {
-        ExecuteOptions {
-            max_output: self.max_output,
-            max_concurrency: self.max_concurrency,
-            approval: self.approval.clone(),
-            ..cx.execute_options()
-        }
+        let mut options = cx.execute_options();
+        options.max_output = self.max_output;
+        options.max_concurrency = self.max_concurrency;
+        options.approval = self.approval.clone();
+        options
     }
 
     /// §9.4 step 1: generates one turn (after compaction, with refusal retries), appends the

@@ -2,11 +2,13 @@
 //! model-graded `model_graded_qa`.
 
 mod model_graded;
+mod options;
 mod text;
 
 pub use model_graded::{
     DEFAULT_GRADE_PATTERN, DEFAULT_INSTRUCTIONS, DEFAULT_TEMPLATE, ModelGraded, model_graded_qa,
 };
+pub use options::{IncludesOptions, MatchOptions, PatternOptions};
 pub use text::Location;
 
 use actuator_events::{CORRECT, INCORRECT, Score};
@@ -73,14 +75,19 @@ where
 /// The reference's `match`: the completion begins with, ends with (default), contains or is a
 /// target, ignoring case (default) and surrounding punctuation; with `numeric`, numbers are
 /// compared as numbers (currency signs and thousands separators dropped, 5 significant
-/// digits).
+/// digits). See [`MatchOptions`].
 ///
 /// ```
-/// use actuator_eval::scorers::{Location, match_};
-/// let scorer = match_(Location::End, true, false);
+/// use actuator_eval::scorers::{Location, MatchOptions, match_};
+/// let scorer = match_(MatchOptions::default().location(Location::End).numeric(true));
 /// # let _ = scorer;
 /// ```
-pub fn match_(location: Location, ignore_case: bool, numeric: bool) -> impl Scorer {
+pub fn match_(options: MatchOptions) -> impl Scorer {
+    let MatchOptions {
+        location,
+        ignore_case,
+        numeric,
+    } = options;
     StrMatch {
         name: "match",
         check: move |v: &str, t: &str| text::match_str(v, t, location, ignore_case, numeric),
@@ -88,8 +95,15 @@ pub fn match_(location: Location, ignore_case: bool, numeric: bool) -> impl Scor
 }
 
 /// The reference's `includes`: a target appears in the completion (case-insensitive by
-/// default).
-pub fn includes(ignore_case: bool) -> impl Scorer {
+/// default; see [`IncludesOptions`]).
+///
+/// ```
+/// use actuator_eval::scorers::{IncludesOptions, includes};
+/// let scorer = includes(IncludesOptions::default());
+/// # let _ = scorer;
+/// ```
+pub fn includes(options: IncludesOptions) -> impl Scorer {
+    let IncludesOptions { ignore_case } = options;
     StrMatch {
         name: "includes",
         check: move |v: &str, t: &str| {
@@ -117,14 +131,16 @@ pub struct Pattern {
 ///
 /// ```
 /// use actuator_eval::scorers::pattern;
-/// assert!(pattern(r"ANSWER: (\w+)", true, false).is_ok());
-/// assert!(pattern(r"(", true, false).err().unwrap().to_string().contains("("));
+/// use actuator_eval::scorers::PatternOptions;
+/// assert!(pattern(r"ANSWER: (\w+)", PatternOptions::default()).is_ok());
+/// let invalid = pattern(r"(", PatternOptions::default());
+/// assert!(invalid.err().unwrap().to_string().contains("("));
 /// ```
-pub fn pattern(
-    expression: &str,
-    ignore_case: bool,
-    match_all: bool,
-) -> Result<Pattern, ScoreError> {
+pub fn pattern(expression: &str, options: PatternOptions) -> Result<Pattern, ScoreError> {
+    let PatternOptions {
+        ignore_case,
+        match_all,
+    } = options;
     let regex = regex::RegexBuilder::new(expression)
         .case_insensitive(ignore_case)
         .build()

@@ -124,8 +124,10 @@ pub fn arithmetic_task(samples: usize) -> Task {
         Arc::new(as_solver(Arc::new(agent)).build().unwrap()),
     )
     .solver_name("react")
-    .scorer(scorers::match_(scorers::Location::End, true, true))
-    .scorer(scorers::includes(true))
+    .scorer(scorers::match_(
+        scorers::MatchOptions::default().numeric(true),
+    ))
+    .scorer(scorers::includes(scorers::IncludesOptions::default()))
 }
 
 /// The reference's Python (with `inspect_ai` 0.3.285), installed by `scripts/setup-test-env`.

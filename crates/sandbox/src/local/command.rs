@@ -9,7 +9,18 @@ use std::path::{Path, PathBuf};
 ///
 /// The process limit counts every process of the sandbox's user, so it bounds fork bombs
 /// when the sandbox runs as its own user (always, when the caller is root).
+///
+/// Start from `default()` (or [`none`](Self::none)) and chain the setters (the struct is
+/// `#[non_exhaustive]`).
+///
+/// ```
+/// use actuator_sandbox::ResourceLimits;
+/// let limits = ResourceLimits::default().max_memory(Some(1 << 30)).max_processes(None);
+/// assert_eq!(limits.max_memory, Some(1 << 30));
+/// assert_eq!(limits.max_processes, None);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceLimits {
     /// `RLIMIT_NPROC`: processes of the user (default 512).
     pub max_processes: Option<u64>,
@@ -41,6 +52,34 @@ impl ResourceLimits {
             max_memory: None,
             max_open_files: None,
         }
+    }
+
+    /// Sets `RLIMIT_NPROC` (`None`: unlimited).
+    #[must_use]
+    pub fn max_processes(mut self, limit: Option<u64>) -> Self {
+        self.max_processes = limit;
+        self
+    }
+
+    /// Sets `RLIMIT_FSIZE`, in bytes (`None`: unlimited).
+    #[must_use]
+    pub fn max_file_size(mut self, limit: Option<u64>) -> Self {
+        self.max_file_size = limit;
+        self
+    }
+
+    /// Sets `RLIMIT_AS`, in bytes (`None`: unlimited).
+    #[must_use]
+    pub fn max_memory(mut self, limit: Option<u64>) -> Self {
+        self.max_memory = limit;
+        self
+    }
+
+    /// Sets `RLIMIT_NOFILE` (`None`: unlimited).
+    #[must_use]
+    pub fn max_open_files(mut self, limit: Option<u64>) -> Self {
+        self.max_open_files = limit;
+        self
     }
 
     fn prlimit_args(&self) -> Vec<String> {

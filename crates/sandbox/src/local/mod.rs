@@ -22,7 +22,7 @@ use supervisor::Supervisor;
 
 use crate::error::utf8_reason;
 use crate::{
-    DEFAULT_MAX_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, Sandbox, SandboxError,
+    DEFAULT_MAX_EXEC_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, Sandbox, SandboxError,
     SessionRequest,
 };
 
@@ -285,7 +285,7 @@ impl LocalSandbox {
             });
         }
         let cwd = self.cwd(request.cwd.as_deref());
-        let limit = request.max_output.unwrap_or(DEFAULT_MAX_OUTPUT);
+        let limit = request.max_output.unwrap_or(DEFAULT_MAX_EXEC_OUTPUT);
         if let Some(confined) = &self.confined {
             let supervisor = self.supervisor(confined)?;
             let launch = Launch {
