@@ -6,6 +6,7 @@
 //!   `transfer_to_{name}`), which answers in the same conversation;
 //! - [`as_tool`]: call an agent like a function, on one input, in isolation;
 //! - [`as_solver`]: run an agent as a whole task's [`Solver`] over a [`TaskState`].
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod common;
 pub use common::{AgentToolError, agent_tool_name, sanitize_tool_name};

@@ -15,6 +15,7 @@
 //!
 //! Rendering a tool for a provider (MCP, OpenAI, Anthropic, Gemini) is the job of
 //! `actuator-dialect`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod info;
 pub use info::{MAX_TOOL_NAME_LEN, ToolInfo, ToolParams, validate_tool_name};
