@@ -38,8 +38,8 @@ fn clients_build_for_https_and_http_without_a_process_wide_crypto_provider() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_certificate_no_root_vouches_for_is_refused() {
     let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let key = rustls::pki_types::PrivateKeyDer::try_from(certified.signing_key.serialize_der())
-        .unwrap();
+    let key =
+        rustls::pki_types::PrivateKeyDer::try_from(certified.signing_key.serialize_der()).unwrap();
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
