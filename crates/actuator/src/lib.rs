@@ -74,47 +74,62 @@
 //! let def = search_tool();
 //! assert_eq!(def.parameters().required, ["query", "filter"]);
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use actuator_tool_core as tool_core;
 
 pub use actuator_tool_core::{schemars, serde};
 
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use actuator_tool_macros::tool;
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use actuator_tool_macros::tool_input;
 
 #[cfg(feature = "dialect")]
+#[cfg_attr(docsrs, doc(cfg(feature = "dialect")))]
 pub use actuator_dialect as dialect;
 
 #[cfg(feature = "exec")]
+#[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
 pub use actuator_events as events;
 #[cfg(feature = "exec")]
+#[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
 pub use actuator_exec as exec;
 #[cfg(feature = "exec")]
+#[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
 pub use actuator_model as model;
 
 #[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub use actuator_agent as agent;
 // The attribute and the module share the name `agent` in different namespaces (macros and
 // types): `#[actuator::agent]` is the attribute, `actuator::agent::run` the module's.
 #[cfg(all(feature = "macros", feature = "agent"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "macros", feature = "agent"))))]
 pub use actuator_tool_macros::agent;
 
 #[cfg(feature = "multi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multi")))]
 pub use actuator_multi as multi;
 
 #[cfg(feature = "eval")]
+#[cfg_attr(docsrs, doc(cfg(feature = "eval")))]
 pub use actuator_eval as eval;
 #[cfg(feature = "providers")]
+#[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
 pub use actuator_providers as providers;
 
 #[cfg(feature = "tools")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use actuator_sandbox as sandbox;
 #[cfg(feature = "tools")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use actuator_tools as tools;
 
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use actuator_mcp as mcp;
 
 /// The names most programs need.
@@ -125,24 +140,32 @@ pub mod prelude {
     };
 
     #[cfg(all(feature = "macros", feature = "agent"))]
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "macros", feature = "agent"))))]
     pub use actuator_tool_macros::agent;
     #[cfg(feature = "macros")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
     pub use actuator_tool_macros::{tool, tool_input};
 
     #[cfg(feature = "exec")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
     pub use actuator_events::EventLog;
     #[cfg(feature = "exec")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
     pub use actuator_exec::{ExecuteOptions, execute_tools};
     #[cfg(feature = "exec")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
     pub use actuator_model::{ChatMessage, Model, ModelOutput, ScriptedModel};
 
     #[cfg(feature = "agent")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
     pub use actuator_agent::{Agent, AgentError, AgentState, RunContext, RunOptions, react, run};
 
     #[cfg(feature = "multi")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "multi")))]
     pub use actuator_multi::{as_tool, handoff};
 
     #[cfg(feature = "providers")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
     pub use actuator_providers::{ModelOptions, get_model};
 }
 

@@ -16,7 +16,7 @@
 //! - [`react`]: the react agent with every parameter of the reference.
 //! - Message filters ([`content_only`], [`remove_tools`], [`last_message`], [`trim_messages`])
 //!   and [`compaction`] strategies.
-
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // `AgentError` carries the partial state so that nothing done before an error is lost; it is
 // returned only when a run ends, so its size costs nothing on the hot path.
 #![allow(clippy::result_large_err)]

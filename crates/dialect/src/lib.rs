@@ -161,6 +161,7 @@
 //!
 //! No dialect panics on a malformed schema: what cannot be understood is reported as
 //! [`ChangeKind::Invalid`] and rendered as well as possible.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use serde::Serialize;
 use serde_json::json;

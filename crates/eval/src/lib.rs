@@ -37,6 +37,7 @@
 //! assert_eq!(run.score("includes").unwrap().metric("accuracy"), Some(0.5));
 //! # });
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod error;
 pub use error::{DatasetError, EvalError, LogError, RecordError, ScoreError};

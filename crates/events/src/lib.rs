@@ -13,6 +13,7 @@
 //! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
 //!   the executor recognises when a tool that runs an agent hits an outer limit;
 //! - [`Score`], what a scorer says about an answer (react's attempts, evaluations).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod event;
 pub use event::{

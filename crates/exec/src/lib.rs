@@ -10,6 +10,7 @@
 //!   one when it ends, to the options' `EventSink`, and a `tracing` span.
 //! - An operator's cancel of one running call: [`ToolCallCanceller`].
 //! - An enclosing run's limit hit inside a tool ends execution as [`ExecError::Limit`].
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod approval;
 pub use approval::{

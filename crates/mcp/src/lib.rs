@@ -49,6 +49,7 @@
 //! // actuator_agent::react().tool_source(source).model(…).build()
 //! # let _ = source;
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod client;
 mod config;

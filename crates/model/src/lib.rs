@@ -11,6 +11,7 @@
 //!   [`ScriptedModel`] and [`FunctionModel`], the embedded default of the examples;
 //! - [`observe_generation`]: what a generation reports while it runs (a provider's retries and
 //!   the time it waits between them).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The string type of ids and names: up to 24 bytes kept inline, so a message's id, a call's
 /// id and function, and the model's name cost no allocation.

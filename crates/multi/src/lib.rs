@@ -75,6 +75,7 @@
 //! solver.solve(&mut task, &actuator_agent::RunContext::new()).await.unwrap();
 //! # });
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod common;
 pub use common::{AgentToolError, agent_tool_name, sanitize_tool_name};

@@ -62,6 +62,10 @@ const FLOOR: &str = "raw POST of the same body: client overhead (HTTP client flo
 const BODY: &str = "request body size";
 
 fn main() {
+    // The bench's own plain-HTTP clients are built with `reqwest::Client::new()`, which needs a
+    // process-wide crypto provider: this crate enables reqwest's `rustls-no-provider` and hands
+    // its own clients the `ring` provider directly.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut args = std::env::args().skip(1);
     let mut server = None;
     let mut turns = 3000;

@@ -33,8 +33,15 @@
 //! - **Streams** are read in time linear in their size; one server-sent event larger than
 //!   [`ModelOptions::max_sse_event_bytes`] (default [`DEFAULT_MAX_SSE_EVENT_BYTES`], 16 MiB)
 //!   is a [`ProviderError::EventTooLarge`].
+//! - **TLS** is rustls with the `ring` provider and the platform's certificate roots, on the
+//!   same reqwest 0.13 as actuator-mcp. The provider is handed to this crate's clients, not
+//!   installed process-wide; as reqwest's `rustls-no-provider` feature is on, another reqwest
+//!   0.13 client in the same program built with `reqwest::Client::new()` needs one installed
+//!   (`rustls::crypto::ring::default_provider().install_default()`), unless something enables
+//!   reqwest's default TLS.
 //!
 //! [`ModelError::Api`]: actuator_model::ModelError::Api
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod check;
 mod error;
@@ -51,9 +58,11 @@ mod anthropic;
 mod openai;
 
 #[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicMessages};
 pub use error::ProviderError;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiChat;
 pub use options::ModelOptions;
 pub use registry::{get_model, get_model_with};

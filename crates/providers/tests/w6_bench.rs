@@ -51,6 +51,9 @@ async fn a_turn_against_the_canned_server_lands_add_and_is_recorded() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());
     let serving = tokio::spawn(w6::server::Server::default().serve(listener));
+    // A client of the test's own: `reqwest::Client::builder()` needs a process-wide crypto
+    // provider, as this crate hands its clients `ring` directly (`rustls-no-provider`).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .build()

@@ -27,6 +27,7 @@
 //! assert_eq!(out.stdout, "hi\n");
 //! # Ok(()) }
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod error;
 pub use error::{SandboxError, combine_output, format_size};

@@ -15,6 +15,7 @@
 //!
 //! Rendering a tool for a provider (MCP, OpenAI, Anthropic, Gemini) is the job of
 //! `actuator-dialect`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The `schemars` a tool's parameter types derive `JsonSchema` from (see [`serde`]).
 pub use schemars;

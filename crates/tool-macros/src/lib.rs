@@ -11,6 +11,7 @@
 //! constructor and the errors, so the user sees the real problems and no follow-on ones. The
 //! parameters are read (`params`) and their schema and arguments generated (`expand`) by the
 //! same code for both, so an agent's parameters follow a tool's rules.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent_expand;
 mod agent_model;

@@ -30,6 +30,7 @@
 //!
 //! [`Sandbox`]: actuator_sandbox::Sandbox
 //! [`SandboxHandle`]: actuator_sandbox::SandboxHandle
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod common;
 pub use common::{ShellOptions, code_viewer};
