@@ -29,7 +29,7 @@ pub enum AgentErrorKind {
     /// The turn's tools could not be resolved: a [`ToolSource`](crate::ToolSource) failed to
     /// list its tools, or the resolved set is invalid (a duplicate name, D7).
     #[error(transparent)]
-    Tools(#[from] crate::source::ToolSetError),
+    Tools(#[from] actuator_tool_core::source::ToolSetError),
     /// The agent was configured wrongly.
     #[error("{0}")]
     Config(String),

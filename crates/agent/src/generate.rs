@@ -9,7 +9,7 @@ use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 
 use crate::agent::{AgentError, AgentErrorKind};
 use crate::context::RunContext;
-use crate::source::{ToolSet, ToolSource};
+use actuator_tool_core::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
 
 /// Which tool calls [`RunContext::generate_loop`] executes.

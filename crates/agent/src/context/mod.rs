@@ -15,7 +15,7 @@ use tracing::Instrument;
 
 use crate::agent::AgentError;
 use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage, Scope};
-use crate::source::ToolSet;
+use actuator_tool_core::source::ToolSet;
 
 mod generation;
 

@@ -19,7 +19,7 @@ use crate::compaction::{CompactionStrategy, Compactor};
 use crate::context::{RunContext, Tools};
 use crate::filter::MessageFilter;
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
-use crate::source::{ToolSet, ToolSource};
+use actuator_tool_core::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
 
 /// A react agent. Build one with [`react`](crate::react).

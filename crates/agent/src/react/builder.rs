@@ -15,7 +15,7 @@ use super::config::{ModelAgent, ReactModel};
 use super::submit::{SubmitSettings, submit_tool};
 use crate::agent::AgentError;
 use crate::compaction::CompactionStrategy;
-use crate::source::{ToolSet, ToolSource};
+use actuator_tool_core::source::{ToolSet, ToolSource};
 
 /// Builds a react agent. Start with [`react`].
 #[derive(Clone, Default)]
