@@ -261,23 +261,23 @@ impl Sandbox for Fragile {
         "/"
     }
     fn exec(&self, _request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile".into())) })
     }
     fn read_file<'a>(&'a self, _path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile".into())) })
     }
     fn write_file<'a>(
         &'a self,
         _path: &'a str,
         _contents: &'a [u8],
     ) -> BoxFuture<'a, Result<(), SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile".into())) })
     }
     fn spawn_interactive(
         &self,
         _request: SessionRequest,
     ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile".into())) })
     }
 }
 
@@ -327,23 +327,23 @@ impl Sandbox for NoTeardown {
         "/"
     }
     fn exec(&self, _request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet".into())) })
     }
     fn read_file<'a>(&'a self, _path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet".into())) })
     }
     fn write_file<'a>(
         &'a self,
         _path: &'a str,
         _contents: &'a [u8],
     ) -> BoxFuture<'a, Result<(), SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet".into())) })
     }
     fn spawn_interactive(
         &self,
         _request: SessionRequest,
     ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet".into())) })
     }
 }
 

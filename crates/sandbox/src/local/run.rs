@@ -79,7 +79,7 @@ pub(crate) fn spawn(
         .process_group(0)
         .kill_on_drop(true);
     let child = command.spawn().map_err(|e| {
-        SandboxError::Unavailable(format!("The sandbox could not start a process: {e}"))
+        SandboxError::unavailable_from("The sandbox could not start a process", e)
     })?;
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
     if let Some(pgid) = pgid {
