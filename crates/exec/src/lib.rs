@@ -4,7 +4,8 @@
 //! with every failure either handed back to the model or stopping the run on purpose.
 //!
 //! - [`execute_tools`]: stages ([`plan_stages`]), the per-call pipeline, declared-order results.
-//! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`], [`TerminalApprover`].
+//! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`]; `TerminalApprover` (the
+//!   reference's `human` approver, a prompt on stdin) with the `terminal` feature.
 //! - Conversation-taking tools ([`with_conversation`]): the hook handoff is built on.
 //! - Events: per call, a pending `actuator_events::ToolEvent` when it starts and the completed
 //!   one when it ends, to the options' `EventSink`, and a `tracing` span.
@@ -14,8 +15,13 @@
 mod approval;
 pub use approval::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalPolicyError, ApprovalRequest, Approver,
-    PolicyDecision, TerminalApprover, apply_policies, auto_approver, default_view,
+    PolicyDecision, apply_policies, auto_approver, default_view,
 };
+
+#[cfg(feature = "terminal")]
+mod terminal;
+#[cfg(feature = "terminal")]
+pub use terminal::TerminalApprover;
 
 mod cancel;
 pub use cancel::{CANCELLED_BY_OPERATOR, ToolCallCanceller};
