@@ -167,6 +167,7 @@ use serde_json::json;
 
 use actuator_tool_core::ToolInfo;
 
+mod base;
 mod gemini;
 mod nulls;
 mod openai;
