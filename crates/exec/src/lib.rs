@@ -41,10 +41,10 @@ mod execute;
 mod pipeline;
 mod runner;
 mod spread;
-pub use execute::{
-    CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, execute_tools, plan_stages,
-};
 /// The duplicate-name check (D7) `execute_tools` makes, defined with the tool sets in
 /// tool-core.
 #[doc(no_inline)]
 pub use actuator_tool_core::check_tool_names;
+pub use execute::{
+    CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, execute_tools, plan_stages,
+};

@@ -21,9 +21,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::approval::{
-    ApprovalDecision, ApprovalPolicy, Approver, auto_approver,
-};
+use crate::approval::{ApprovalDecision, ApprovalPolicy, Approver, auto_approver};
 
 /// Why a policy configuration could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -134,7 +134,10 @@ impl ToolServer {
             })?;
             let rendered = listed_tool(tool.info()).map_err(|e| {
                 McpError::config_from(
-                    format!("tool '{}' could not be rendered as an MCP tool", tool.name()),
+                    format!(
+                        "tool '{}' could not be rendered as an MCP tool",
+                        tool.name()
+                    ),
                     e,
                 )
             })?;

@@ -6,8 +6,8 @@ use std::sync::{Arc, Weak};
 
 use actuator_tool_core::source::{ToolSource, ToolSourceError};
 use actuator_tool_core::{
-    ArgumentValidator, BoxFuture, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolOutput,
-    ToolParams, validate_tool_name,
+    ArgumentValidator, BoxFuture, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
+    ToolOutput, ToolParams, validate_tool_name,
 };
 use rmcp::ServiceError;
 use rmcp::model::{
