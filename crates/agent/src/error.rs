@@ -5,7 +5,7 @@ use actuator_exec::ExecError;
 use actuator_model::ModelError;
 
 use crate::limits::LimitExceeded;
-use crate::source::ToolSetError;
+use actuator_tool_core::source::ToolSetError;
 use crate::state::AgentState;
 
 /// Why an agent stopped with an error.

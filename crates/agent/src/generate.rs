@@ -9,8 +9,8 @@ use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 
 use crate::context::RunContext;
 use crate::error::{AgentError, AgentErrorKind};
-use crate::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
+use actuator_tool_core::source::{ToolSet, ToolSource};
 
 /// Which tool calls [`RunContext::generate_loop`] executes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

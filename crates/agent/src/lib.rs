@@ -44,8 +44,7 @@ pub use limits::{
 mod context;
 pub use context::{MissingRunContext, RunContext, SpanGuard};
 
-mod source;
-pub use source::{ToolSet, ToolSetError, ToolSource, ToolSourceError};
+pub use actuator_tool_core::source::{ToolSet, ToolSetError, ToolSource, ToolSourceError};
 
 mod generate;
 pub use generate::{GenerateLoop, ToolCalls};

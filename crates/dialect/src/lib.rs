@@ -168,6 +168,7 @@ use serde_json::json;
 
 use actuator_tool_core::ToolInfo;
 
+mod base;
 mod gemini;
 mod nulls;
 mod openai;

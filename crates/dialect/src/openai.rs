@@ -4,10 +4,9 @@ use serde_json::{Map, Value, json};
 
 use actuator_tool_core::ToolInfo;
 
+use crate::base::resolve_ref;
 use crate::report::{ChangeKind, DialectReport, Rendered};
-use crate::schema::{
-    accepts_null, append_description, hint, merge_all_of, merged, resolve_ref, type_names,
-};
+use crate::schema::{accepts_null, append_description, hint, merge_all_of, merged, type_names};
 use crate::walk::{self, At, Rewrite, child};
 
 /// The string formats strict mode supports.

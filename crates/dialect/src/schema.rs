@@ -1,43 +1,12 @@
-//! Helpers shared by the dialects: `$ref` resolution, null acceptance, branch matching, `allOf`
+//! Helpers shared by the dialects: null acceptance, branch matching, `allOf`
 //! merging and the description hints that carry dropped keywords to the model. The walking
-//! itself (pointers, depth, fuel) is in [`walk`](crate::walk).
+//! itself (pointers, depth, fuel) is in [`walk`](crate::walk), `$ref` resolution in
+//! [`base`](crate::base).
 
 use serde_json::{Map, Value};
 
+use crate::base::is_annotation;
 use crate::walk::{Fuel, Step, ref_target};
-
-/// Resolves a local reference (`#`, `#/$defs/Name`, any `#/json/pointer`) against the root
-/// schema. Returns the target and its JSON pointer; `None` for remote or dangling references.
-pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
-    let fragment = reference.strip_prefix('#')?;
-    let pointer = percent_decode(fragment)?;
-    if !(pointer.is_empty() || pointer.starts_with('/')) {
-        return None;
-    }
-    root.pointer(&pointer).map(|target| (target, pointer))
-}
-
-/// Decodes `%XX` escapes of a URI fragment; `None` when the result is not UTF-8 or an escape is
-/// cut short.
-fn percent_decode(s: &str) -> Option<String> {
-    if !s.contains('%') {
-        return Some(s.to_owned());
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
 
 /// The last segment of a reference, for messages (`#/$defs/Node` → `Node`).
 pub(crate) fn ref_name(reference: &str) -> &str {
@@ -190,18 +159,6 @@ fn could_match_with(
     true
 }
 
-/// A short name for the JSON type of a value, for messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// The sentence appended to a description for a keyword a dialect drops, when the model
 /// benefits from knowing it. `None` for keywords that only matter to validation.
 pub(crate) fn hint(keyword: &str, value: &Value) -> Option<String> {
@@ -283,15 +240,6 @@ pub(crate) fn merged(
     out
 }
 
-/// Keywords that only annotate a schema; they may sit next to anything without changing which
-/// values it accepts.
-pub(crate) fn is_annotation(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "description" | "title" | "default" | "examples" | "example" | "deprecated" | "$comment"
-    )
-}
-
 /// Keywords whose meaning depends on other keywords of the same schema object: each group
 /// must come from one place for a merge to keep its meaning.
 const COUPLED: &[&[&str]] = &[
@@ -355,28 +303,10 @@ pub(crate) fn merge_all_of(m: &Map<String, Value>) -> Option<Map<String, Value>>
     Some(out)
 }
 
-/// Keywords that never reject a value: dropping one loses nothing Actuator's validation would
-/// enforce.
-pub(crate) fn is_non_assertion(keyword: &str) -> bool {
-    is_annotation(keyword)
-        || matches!(
-            keyword,
-            "$schema"
-                | "$id"
-                | "$anchor"
-                | "$dynamicAnchor"
-                | "$vocabulary"
-                | "readOnly"
-                | "writeOnly"
-                | "contentEncoding"
-                | "contentMediaType"
-                | "contentSchema"
-        )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::resolve_ref;
     use serde_json::json;
 
     #[test]

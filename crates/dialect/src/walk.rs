@@ -13,8 +13,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::base::{is_non_assertion, json_kind, resolve_ref};
 use crate::report::{ChangeKind, DialectReport};
-use crate::schema::{json_kind, resolve_ref};
 
 /// How deep the walkers follow nested schemas before giving up on a branch. Keeps a
 /// pathological (or self-referencing) schema from exhausting the stack.
@@ -204,7 +204,7 @@ pub(crate) trait Rewrite {
     /// Records a keyword the provider does not take.
     fn dropped(&mut self, at: &str, key: &str) {
         let provider = Self::PROVIDER;
-        let detail = if crate::schema::is_non_assertion(key) {
+        let detail = if is_non_assertion(key) {
             format!("\"{key}\" is not supported by {provider}")
         } else {
             format!(

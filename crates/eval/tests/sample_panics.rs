@@ -264,23 +264,23 @@ impl Sandbox for Fragile {
         "/"
     }
     fn exec(&self, _request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile")) })
     }
     fn read_file<'a>(&'a self, _path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile")) })
     }
     fn write_file<'a>(
         &'a self,
         _path: &'a str,
         _contents: &'a [u8],
     ) -> BoxFuture<'a, Result<(), SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile")) })
     }
     fn spawn_interactive(
         &self,
         _request: SessionRequest,
     ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("fragile".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("fragile")) })
     }
 }
 
@@ -330,23 +330,23 @@ impl Sandbox for NoTeardown {
         "/"
     }
     fn exec(&self, _request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet")) })
     }
     fn read_file<'a>(&'a self, _path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet")) })
     }
     fn write_file<'a>(
         &'a self,
         _path: &'a str,
         _contents: &'a [u8],
     ) -> BoxFuture<'a, Result<(), SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet")) })
     }
     fn spawn_interactive(
         &self,
         _request: SessionRequest,
     ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>> {
-        Box::pin(async { Err(SandboxError::Unavailable("quiet".into())) })
+        Box::pin(async { Err(SandboxError::unavailable("quiet")) })
     }
 }
 

@@ -62,7 +62,7 @@ async fn every_sample_has_a_fresh_sandbox() {
         Dataset::new([Sample::new("s", "")]),
         Arc::new(Lister),
     )
-    .sandbox(|| Err(SandboxError::Unavailable("no bwrap here".into())));
+    .sandbox(|| Err(SandboxError::unavailable("no bwrap here")));
     let run = eval(&broken, EvalOptions::new().fail_on_error(FailOnError::Any))
         .await
         .unwrap();

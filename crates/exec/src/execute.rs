@@ -1,14 +1,13 @@
 //! `execute_tools`: stage the last assistant message's calls, run each through the per-call
 //! pipeline, and return the tool messages in declared order.
 
-use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actuator_events::EventSink;
 use actuator_model::{ChatMessage, ModelOutput, ToolCall};
-use actuator_tool_core::{Extensions, ToolDef, ToolDefError};
+use actuator_tool_core::{Extensions, ToolDef, check_tool_names};
 use futures_util::FutureExt;
 use futures_util::future::try_join_all;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -150,33 +149,6 @@ pub fn plan_stages(parallel: &[bool]) -> Vec<std::ops::Range<usize>> {
     }
     stages
 }
-
-/// Checks that no two tools share a name (D7).
-pub fn check_tool_names(tools: &[ToolDef]) -> Result<(), ToolDefError> {
-    let duplicate = |name: &str| ToolDefError::DuplicateName {
-        name: name.to_owned(),
-    };
-    // Every `execute_tools` call checks: a few tools are compared pairwise, without the set's
-    // allocation and hashing.
-    if tools.len() <= PAIRWISE_NAME_CHECK {
-        for (i, tool) in tools.iter().enumerate() {
-            if tools[..i].iter().any(|t| t.name() == tool.name()) {
-                return Err(duplicate(tool.name()));
-            }
-        }
-        return Ok(());
-    }
-    let mut seen = HashSet::with_capacity(tools.len());
-    for tool in tools {
-        if !seen.insert(tool.name()) {
-            return Err(duplicate(tool.name()));
-        }
-    }
-    Ok(())
-}
-
-/// Up to this many tools, [`check_tool_names`] compares names pairwise.
-const PAIRWISE_NAME_CHECK: usize = 16;
 
 /// Runs the tool calls of the last message, if it is an assistant message with calls.
 ///

@@ -4,7 +4,8 @@
 //! with every failure either handed back to the model or stopping the run on purpose.
 //!
 //! - [`execute_tools`]: stages ([`plan_stages`]), the per-call pipeline, declared-order results.
-//! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`], [`TerminalApprover`].
+//! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`]; `TerminalApprover` (the
+//!   reference's `human` approver, a prompt on stdin) with the `terminal` feature.
 //! - Conversation-taking tools ([`with_conversation`]): the hook handoff is built on.
 //! - Events: per call, a pending `actuator_events::ToolEvent` when it starts and the completed
 //!   one when it ends, to the options' `EventSink`, and a `tracing` span.
@@ -15,8 +16,13 @@
 mod approval;
 pub use approval::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalPolicyError, ApprovalRequest, Approver,
-    PolicyDecision, TerminalApprover, apply_policies, auto_approver, default_view,
+    PolicyDecision, apply_policies, auto_approver, default_view,
 };
+
+#[cfg(feature = "terminal")]
+mod terminal;
+#[cfg(feature = "terminal")]
+pub use terminal::TerminalApprover;
 
 mod cancel;
 pub use cancel::{CANCELLED_BY_OPERATOR, ToolCallCanceller};
@@ -36,7 +42,10 @@ mod execute;
 mod pipeline;
 mod runner;
 mod spread;
+/// The duplicate-name check (D7) `execute_tools` makes, defined with the tool sets in
+/// tool-core.
+#[doc(no_inline)]
+pub use actuator_tool_core::check_tool_names;
 pub use execute::{
-    CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, check_tool_names, execute_tools,
-    plan_stages,
+    CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, execute_tools, plan_stages,
 };

@@ -21,9 +21,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::approval::{
-    ApprovalDecision, ApprovalPolicy, Approver, TerminalApprover, auto_approver,
-};
+use crate::approval::{ApprovalDecision, ApprovalPolicy, Approver, auto_approver};
 
 /// Why a policy configuration could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,7 +75,7 @@ type ApproverFactory =
     Arc<dyn Fn(&Map<String, Value>) -> Result<Arc<dyn Approver>, String> + Send + Sync>;
 
 /// Approvers by name, for policy files: `auto` (parameter `decision`, default `approve`) and
-/// `human` (asks on the terminal) are built in; register your own with
+/// `human` (asks on the terminal; with the `terminal` feature) are built in; register your own with
 /// [`register`](Self::register).
 #[derive(Clone)]
 pub struct ApproverRegistry {
@@ -106,7 +104,10 @@ impl Default for ApproverRegistry {
             };
             Ok(auto_approver(decision))
         });
-        registry.register("human", |_params| Ok(Arc::new(TerminalApprover::new())));
+        #[cfg(feature = "terminal")]
+        registry.register("human", |_params| {
+            Ok(Arc::new(crate::terminal::TerminalApprover::new()))
+        });
         registry
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use actuator_events::EventLog;
 use actuator_exec::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ExecError,
-    ExecuteOptions, TerminalApprover, auto_approver, execute_tools,
+    ExecuteOptions, auto_approver, execute_tools,
 };
 use actuator_model::{BoxFuture, ToolCall};
 use actuator_tool_core::{ToolCallView, ToolOutput};
@@ -372,8 +372,10 @@ async fn approval_is_recorded_on_the_event() {
     assert_eq!(approval.explanation.as_deref(), Some("Automatic decision."));
 }
 
+#[cfg(feature = "terminal")]
 #[derive(Clone, Default)]
 struct Shared(Arc<Mutex<Vec<u8>>>);
+#[cfg(feature = "terminal")]
 impl std::io::Write for Shared {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
         self.0.lock().unwrap().extend_from_slice(b);
@@ -384,8 +386,10 @@ impl std::io::Write for Shared {
     }
 }
 
+#[cfg(feature = "terminal")]
 #[tokio::test]
 async fn terminal_approver_asks_and_obeys() {
+    use actuator_exec::TerminalApprover;
     let cases: [(&str, Option<&str>, Option<&str>); 4] = [
         ("y\n", None, None),
         ("n\nnot today\n", Some("approval"), Some("not today")),
@@ -460,7 +464,7 @@ async fn a_viewer_template_gets_its_placeholders_filled_from_the_call() {
     );
 }
 
-#[cfg(feature = "yaml")]
+#[cfg(all(feature = "yaml", feature = "terminal"))]
 #[tokio::test]
 async fn policy_files_load_into_policies_with_named_approvers() {
     // The reference's YAML example, with a custom approver registered by name.
@@ -536,4 +540,18 @@ fn a_yaml_policy_without_the_yaml_feature_says_how_to_read_it() {
         err.to_string().contains("without its `yaml` feature"),
         "{err}"
     );
+}
+
+#[test]
+fn the_human_approver_comes_with_the_terminal_feature() {
+    let registry = actuator_exec::ApproverRegistry::new();
+    let human = registry.policies_from_json(r#"{"approvers": [{"name": "human", "tools": "*"}]}"#);
+    if cfg!(feature = "terminal") {
+        assert_eq!(human.unwrap()[0].approver_name(), "human");
+    } else {
+        assert_eq!(
+            human.unwrap_err().to_string(),
+            "Unknown approver 'human' in the approval policy. Known approvers: auto. Register others with ApproverRegistry::register."
+        );
+    }
 }

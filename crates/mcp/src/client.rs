@@ -245,10 +245,12 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
             use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
             let mut custom = std::collections::HashMap::new();
             for (name, value) in headers {
-                let n = HeaderName::try_from(name.as_str())
-                    .map_err(|e| McpError::Config(format!("header name '{name}': {e}")))?;
-                let v = HeaderValue::try_from(value.as_str())
-                    .map_err(|e| McpError::Config(format!("value of header '{name}': {e}")))?;
+                let n = HeaderName::try_from(name.as_str()).map_err(|e| {
+                    McpError::config_from(format!("header name '{name}' is not valid"), e)
+                })?;
+                let v = HeaderValue::try_from(value.as_str()).map_err(|e| {
+                    McpError::config_from(format!("the value of header '{name}' is not valid"), e)
+                })?;
                 custom.insert(n, v);
             }
             let mut config =

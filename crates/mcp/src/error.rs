@@ -1,7 +1,26 @@
 //! [`McpError`]: what went wrong talking to an MCP server, or serving one.
 
+/// The error behind an [`McpError::Config`] or [`McpError::Serve`], returned as its
+/// `source()` (downcast it to the library's own type: `std::io::Error`, `glob::PatternError`,
+/// …).
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// An MCP connection, listing or serving error. Each says which server and what to do.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+///
+/// A setting or serving error keeps the error that caused it as its `source()` rather than
+/// in its message; print the chain to see both:
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::error::Error as _;
+/// use actuator_mcp::{McpClient, McpServer, mcp_tools};
+/// let client = McpClient::new(McpServer::stdio("true", Vec::<String>::new()));
+/// let err = mcp_tools(&client).filter(["[unclosed"]).unwrap_err();
+/// assert_eq!(err.to_string(), "Invalid MCP setting: tool filter '[unclosed' is not a valid glob pattern");
+/// assert!(err.source().unwrap().downcast_ref::<glob::PatternError>().is_some());
+/// # });
+/// ```
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpError {
     /// The server could not be started or reached.
@@ -55,10 +74,48 @@ pub enum McpError {
         /// Where the server redirected to.
         to: String,
     },
-    /// A setting is invalid (a glob pattern, a header, an address).
-    #[error("Invalid MCP setting: {0}")]
-    Config(String),
+    /// A setting is invalid (a glob pattern, a header, an address, a tool to serve).
+    #[error("Invalid MCP setting: {message}")]
+    Config {
+        /// Which setting, and what is wrong with it.
+        message: String,
+        /// The error behind it, if there is one (the glob library's, the header's, TLS's).
+        #[source]
+        source: Option<BoxError>,
+    },
     /// The server side failed (binding a port, a transport error).
-    #[error("MCP server error: {0}")]
-    Serve(String),
+    #[error("MCP server error: {message}")]
+    Serve {
+        /// What failed.
+        message: String,
+        /// The error behind it, if there is one (the socket's, the transport's).
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+impl McpError {
+    /// A [`Config`](McpError::Config) error with no error behind it.
+    pub(crate) fn config(message: impl Into<String>) -> Self {
+        McpError::Config {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A [`Config`](McpError::Config) error caused by `source`.
+    pub(crate) fn config_from(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        McpError::Config {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// A [`Serve`](McpError::Serve) error caused by `source`.
+    pub(crate) fn serve_from(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        McpError::Serve {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
 }

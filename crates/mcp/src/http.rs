@@ -225,7 +225,7 @@ impl Drop for HttpServer {
 /// ```
 pub async fn serve_http(server: ToolServer, options: HttpOptions) -> Result<HttpServer, McpError> {
     if !options.path.starts_with('/') {
-        return Err(McpError::Config(format!(
+        return Err(McpError::config(format!(
             "the HTTP path must start with '/', got '{}'",
             options.path
         )));
@@ -256,10 +256,10 @@ pub async fn serve_http(server: ToolServer, options: HttpOptions) -> Result<Http
             },
         ));
     let listener = listen::bind(options.bind, options.backlog)
-        .map_err(|e| McpError::Serve(format!("could not bind {}: {e}", options.bind)))?;
+        .map_err(|e| McpError::serve_from(format!("could not bind {}", options.bind), e))?;
     let addr = listener
         .local_addr()
-        .map_err(|e| McpError::Serve(format!("could not read the bound address: {e}")))?;
+        .map_err(|e| McpError::serve_from("could not read the bound address", e))?;
     let shutdown = stop.clone();
     let task = tokio::spawn(async move {
         let served = axum::serve(AcceptLoop::new(listener), router)

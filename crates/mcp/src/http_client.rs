@@ -23,14 +23,19 @@ pub(crate) fn client(
 ) -> Result<reqwest::Client, McpError> {
     let _ = roots;
     if is_https(url) {
-        return Err(McpError::Config(format!(
+        return Err(McpError::config(format!(
             "MCP server '{server}' is at an https:// URL ({url}), which needs the `https` feature of actuator-mcp (`mcp-https` of actuator)"
         )));
     }
     reqwest::Client::builder()
         .redirect(crate::redirect::same_origin_only(secrets))
         .build()
-        .map_err(|e| McpError::Config(format!("the HTTP client for MCP server '{server}': {e}")))
+        .map_err(|e| {
+            McpError::config_from(
+                format!("the HTTP client for MCP server '{server}' could not be built"),
+                e,
+            )
+        })
 }
 
 /// The client for one server at `url`, trusting `roots` (PEM) beside the platform's, its
@@ -45,12 +50,15 @@ pub(crate) fn client(
     use std::sync::Arc;
 
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config_error = |what: &str, e: &dyn std::fmt::Display| {
-        McpError::Config(format!("{what} for MCP server '{server}': {e}"))
+    let config_error = |what: &str, e: crate::error::BoxError| {
+        McpError::config_from(
+            format!("{what} for MCP server '{server}' could not be set up"),
+            e,
+        )
     };
     let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
-        .map_err(|e| config_error("the TLS settings", &e))?;
+        .map_err(|e| config_error("the TLS settings", e.into()))?;
     // A plain-HTTP server needs no roots; the client is built with a TLS configuration all the
     // same, as reqwest would otherwise look for a process-wide crypto provider.
     let mut tls = if is_https(url) {
@@ -75,7 +83,7 @@ pub(crate) fn client(
         .redirect(crate::redirect::same_origin_only(secrets))
         .tls_backend_preconfigured(tls)
         .build()
-        .map_err(|e| config_error("the HTTP client", &e))
+        .map_err(|e| config_error("the HTTP client", e.into()))
 }
 
 /// The certificates of PEM texts; a text without one, or with a broken one, is an error.
@@ -92,14 +100,17 @@ fn parse_roots(
         let before = certs.len();
         for cert in CertificateDer::pem_slice_iter(pem) {
             certs.push(cert.map_err(|e| {
-                McpError::Config(format!(
-                    "root certificate {} of MCP server '{server}' is not valid PEM: {e}",
-                    i + 1
-                ))
+                McpError::config_from(
+                    format!(
+                        "root certificate {} of MCP server '{server}' is not valid PEM",
+                        i + 1
+                    ),
+                    e,
+                )
             })?);
         }
         if certs.len() == before {
-            return Err(McpError::Config(format!(
+            return Err(McpError::config(format!(
                 "root certificate {} of MCP server '{server}' has no PEM CERTIFICATE block",
                 i + 1
             )));

@@ -6,7 +6,7 @@
 //!   agents. [`McpServer`] says how to reach it (a child process over stdio, or streamable
 //!   HTTP with headers); [`McpClient`] holds the connection (made on first use, made again
 //!   after the server dies, closed with the client); [`mcp_tools`] is a
-//!   [`ToolSource`](actuator_agent::ToolSource) that lists the tools once per turn (re-listed
+//!   [`ToolSource`](actuator_tool_core::ToolSource) that lists the tools once per turn (re-listed
 //!   when the server says its list changed), with a name prefix and a glob filter.
 //!   Calls are forwarded with cancellation (a dropped call sends `notifications/cancelled`)
 //!   under the server's timeout; results become [`Content`](actuator_tool_core::Content)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use actuator_exec::{ExecError, ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, ToolCall};
-use actuator_tool_core::{Extensions, ToolDef};
+use actuator_tool_core::{Extensions, ToolDef, ToolDefError, ToolInfo, check_tool_names};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -16,6 +16,18 @@ use serde_json::{Map, Value, json};
 
 use crate::convert::content_to_mcp;
 use crate::error::McpError;
+
+/// A tool as MCP lists it: `{"name", "description", "inputSchema"}`, the parameters' JSON
+/// Schema as is. MCP takes JSON Schema, so no dialect rewrites it; this is the value
+/// `actuator_dialect::mcp` renders, kept here so serving needs no dialect crate (a test
+/// checks that the two agree).
+fn listed_tool(info: &ToolInfo) -> Result<Tool, serde_json::Error> {
+    serde_json::from_value(json!({
+        "name": info.name,
+        "description": info.description,
+        "inputSchema": info.parameters.to_value(),
+    }))
+}
 
 /// How a [`ToolServer`] presents itself and runs calls.
 /// Start from `default()` and chain the setters (the struct is `#[non_exhaustive]`).
@@ -89,7 +101,7 @@ impl ServeOptions {
 }
 
 /// `ToolDef`s as an MCP server (`rmcp`'s [`ServerHandler`]): `tools/list` renders each tool
-/// with the MCP dialect (`actuator_dialect::mcp`), and `tools/call` lands the call through
+/// as MCP lists it (its JSON Schema as is, as `actuator_dialect::mcp` does), and `tools/call` lands the call through
 /// `actuator_exec::execute_tools`, so validation, deserialization, the tool's timeout, panics
 /// and output truncation behave and read exactly as for a model's call:
 ///
@@ -129,18 +141,30 @@ impl ToolServer {
         options: ServeOptions,
     ) -> Result<Self, McpError> {
         let tools: Vec<ToolDef> = tools.into_iter().collect();
-        actuator_exec::check_tool_names(&tools).map_err(|e| McpError::Config(e.to_string()))?;
+        check_tool_names(&tools).map_err(|e| {
+            let message = match &e {
+                ToolDefError::DuplicateName { name } => {
+                    format!("two tools to serve are named '{name}'; give each a distinct name")
+                }
+                _ => "the tools to serve are not a valid set".to_owned(),
+            };
+            McpError::config_from(message, e)
+        })?;
         let mut listed = Vec::with_capacity(tools.len());
         for tool in &tools {
-            tool.check().map_err(|e| McpError::Config(e.to_string()))?;
-            let rendered = actuator_dialect::mcp(tool.info()).tool;
-            let tool: Tool = serde_json::from_value(rendered).map_err(|e| {
-                McpError::Config(format!(
-                    "tool '{}' could not be rendered as an MCP tool: {e}",
-                    tool.name()
-                ))
+            tool.check().map_err(|e| {
+                McpError::config_from(format!("tool '{}' is not defined validly", tool.name()), e)
             })?;
-            listed.push(tool);
+            let rendered = listed_tool(tool.info()).map_err(|e| {
+                McpError::config_from(
+                    format!(
+                        "tool '{}' could not be rendered as an MCP tool",
+                        tool.name()
+                    ),
+                    e,
+                )
+            })?;
+            listed.push(rendered);
         }
         Ok(ToolServer {
             tools: tools.into(),
@@ -164,12 +188,12 @@ impl ToolServer {
         let running = self
             .serve((reader, writer))
             .await
-            .map_err(|e| McpError::Serve(format!("the MCP handshake failed: {e}")))?;
+            .map_err(|e| McpError::serve_from("the MCP handshake failed", e))?;
         running
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| McpError::Serve(format!("the MCP server task failed: {e}")))
+            .map_err(|e| McpError::serve_from("the MCP server task failed", e))
     }
 
     /// Lands one call through the executor and turns its tool message into the MCP result.

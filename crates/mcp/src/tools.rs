@@ -4,11 +4,10 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use actuator_agent::{ToolSource, ToolSourceError};
-use actuator_model::BoxFuture;
+use actuator_tool_core::source::{ToolSource, ToolSourceError};
 use actuator_tool_core::{
-    ArgumentValidator, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolOutput,
-    ToolParams, validate_tool_name,
+    ArgumentValidator, BoxFuture, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
+    ToolOutput, ToolParams, validate_tool_name,
 };
 use rmcp::ServiceError;
 use rmcp::model::{
@@ -86,8 +85,12 @@ impl McpTools {
         self.filter = patterns
             .into_iter()
             .map(|p| {
-                glob::Pattern::new(p.as_ref())
-                    .map_err(|e| McpError::Config(format!("tool filter '{}': {e}", p.as_ref())))
+                glob::Pattern::new(p.as_ref()).map_err(|e| {
+                    McpError::config_from(
+                        format!("tool filter '{}' is not a valid glob pattern", p.as_ref()),
+                        e,
+                    )
+                })
             })
             .collect::<Result<_, _>>()?;
         Ok(self)

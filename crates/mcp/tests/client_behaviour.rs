@@ -9,9 +9,9 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actuator_agent::{ToolSet, ToolSource};
 use actuator_mcp::{McpClient, McpServer, mcp_tools};
 use actuator_tool_core::ToolErrorKind;
+use actuator_tool_core::source::{ToolSet, ToolSource};
 use common::exec_one;
 use serde_json::json;
 

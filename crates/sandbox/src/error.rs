@@ -74,9 +74,16 @@ pub enum SandboxError {
         /// The message a model sees.
         message: String,
     },
-    /// The sandbox is gone (its run ended) or could not start a process.
-    #[error("{0}")]
-    Unavailable(String),
+    /// The sandbox is gone (its run ended) or could not start a process. Build one with
+    /// [`SandboxError::unavailable`] or [`SandboxError::unavailable_from`].
+    #[error("{message}")]
+    Unavailable {
+        /// What happened, and what the next command does.
+        message: String,
+        /// The error behind it, if there is one (a failed spawn, a closed request pipe).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
     /// The sandbox's supervisor broke its protocol with the host (a malformed or oversized
     /// event, or it stopped taking requests). Commands can reach the supervisor (it runs as
     /// their user), so this is what a command that attacks it causes: the sandbox was
@@ -90,12 +97,51 @@ pub enum SandboxError {
         /// What the supervisor did.
         detail: String,
     },
-    /// Any other I/O failure on the host side.
-    #[error("sandbox I/O error: {0}")]
+    /// Any other I/O failure on the host side (the I/O error is its `source()`).
+    #[error("sandbox I/O error")]
     Io(#[from] std::io::Error),
 }
 
 impl SandboxError {
+    /// An [`Unavailable`](SandboxError::Unavailable) error with no error behind it.
+    ///
+    /// ```
+    /// use actuator_sandbox::SandboxError;
+    /// let err = SandboxError::unavailable("The sandbox stopped running.");
+    /// assert_eq!(err.to_string(), "The sandbox stopped running.");
+    /// ```
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        SandboxError::Unavailable {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Unavailable`](SandboxError::Unavailable) error caused by `source`, kept as its
+    /// `source()`; a model reads both (`message: source`).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// use actuator_sandbox::SandboxError;
+    /// let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+    /// let err = SandboxError::unavailable_from("The sandbox could not start a process", io);
+    /// assert_eq!(err.to_string(), "The sandbox could not start a process");
+    /// assert!(err.source().unwrap().downcast_ref::<std::io::Error>().is_some());
+    /// assert_eq!(
+    ///     err.into_tool_error().message(),
+    ///     "The sandbox could not start a process: entity not found"
+    /// );
+    /// ```
+    pub fn unavailable_from(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        SandboxError::Unavailable {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
     /// The tool error a model sees for this failure, in the reference's wording. A timeout
     /// keeps the partial output (`stderr\nstdout` when there is stderr, else stdout), an
     /// output limit the truncated output, both as the tool message content.
@@ -127,11 +173,11 @@ impl SandboxError {
             SandboxError::NulByte => ToolError::parsing("an argument contained a null byte"),
             other @ (SandboxError::BubblewrapMissing
             | SandboxError::BubblewrapRefused { .. }
-            | SandboxError::Unavailable(_)
+            | SandboxError::Unavailable { .. }
             | SandboxError::SupervisorMisbehaved { .. }) => {
-                ToolError::sandbox_unavailable(other.to_string())
+                ToolError::sandbox_unavailable(chain_text(&other))
             }
-            other => ToolError::new(other.to_string()),
+            other => ToolError::new(chain_text(&other)),
         }
     }
 }
@@ -163,6 +209,19 @@ impl SandboxError {
     pub fn combine(stdout: &str, stderr: &str) -> String {
         combine_output(stdout, stderr)
     }
+}
+
+/// An error's message followed by its sources' (`message: source: …`): a model has no
+/// `source()` to follow, so it reads the whole chain.
+fn chain_text(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// Python's reason for a UTF-8 decoding failure.

@@ -12,6 +12,8 @@
 //! - Argument validation against the compiled JSON Schema ([`ArgumentValidator`]) and
 //!   deserialization into typed parameters ([`ToolArgs`]).
 //! - [`truncate_tool_output`]: the envelope a model sees when output is too long.
+//! - [`source`]: tools that can change between turns ([`ToolSource`], an MCP server's tools
+//!   for one) and the set an agent resolves each turn ([`ToolSet`]).
 //!
 //! Rendering a tool for a provider (MCP, OpenAI, Anthropic, Gemini) is the job of
 //! `actuator-dialect`.
@@ -66,6 +68,9 @@ pub use context::{Extensions, ToolContext};
 
 mod def;
 pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
+
+pub mod source;
+pub use source::{ToolSet, ToolSetError, ToolSource, ToolSourceError, check_tool_names};
 
 mod truncate;
 pub use truncate::{DEFAULT_MAX_TOOL_OUTPUT, Truncated, truncate_tool_output};

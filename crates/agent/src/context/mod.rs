@@ -16,7 +16,7 @@ use tracing::Instrument;
 use crate::budget::Budget;
 use crate::error::AgentError;
 use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage};
-use crate::source::ToolSet;
+use actuator_tool_core::source::ToolSet;
 
 mod generation;
 

@@ -21,8 +21,8 @@ use crate::context::{RunContext, Tools};
 use crate::error::{AgentError, AgentErrorKind};
 use crate::filter::MessageFilter;
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
-use crate::source::{ToolSet, ToolSource};
 use crate::state::AgentState;
+use actuator_tool_core::source::{ToolSet, ToolSource};
 
 /// A react agent. Build one with [`react`](crate::react).
 pub struct ReactAgent {

@@ -15,7 +15,7 @@ use super::config::{ModelAgent, ReactModel, ReactToolChoice};
 use super::submit::{SubmitSettings, submit_tool};
 use crate::compaction::CompactionStrategy;
 use crate::error::AgentError;
-use crate::source::{ToolSet, ToolSource};
+use actuator_tool_core::source::{ToolSet, ToolSource};
 
 /// Builds a react agent. Start with [`react`].
 #[derive(Clone, Default)]

@@ -4,8 +4,9 @@ use serde_json::{Map, Value, json};
 
 use actuator_tool_core::ToolInfo;
 
+use crate::base::resolve_ref;
 use crate::report::{ChangeKind, DialectReport, Rendered};
-use crate::schema::{append_description, hint, merge_all_of, merged, ref_name, resolve_ref};
+use crate::schema::{append_description, hint, merge_all_of, merged, ref_name};
 use crate::walk::{self, At, Rewrite, child};
 
 mod keywords;

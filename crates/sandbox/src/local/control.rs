@@ -50,7 +50,7 @@ impl ControlDir {
         let stat = rustix::fs::fstat(&dir).map_err(io)?;
         let others_write = stat.st_mode & 0o022 != 0;
         if stat.st_uid != rustix::process::geteuid().as_raw() || others_write {
-            return Err(SandboxError::Unavailable(format!(
+            return Err(SandboxError::unavailable(format!(
                 "The sandbox's control directory {} is not the host's own (owner {}, mode {:o}); \
                  refusing to use it.",
                 path.display(),
@@ -95,7 +95,7 @@ impl ControlDir {
         // Only a FIFO the host just made: anything else under this name is refused.
         let stat = rustix::fs::fstat(&fd).map_err(io)?;
         if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::Fifo {
-            return Err(SandboxError::Unavailable(format!(
+            return Err(SandboxError::unavailable(format!(
                 "The sandbox's control file {name} is not the FIFO the host made."
             )));
         }

@@ -83,7 +83,7 @@ impl Shared {
     pub(super) fn lost(&self) -> SandboxError {
         match lock(&self.misbehaved).clone() {
             Some(detail) => SandboxError::SupervisorMisbehaved { detail },
-            None => SandboxError::Unavailable(
+            None => SandboxError::unavailable(
                 "The sandbox stopped running (its supervisor was killed); the next command \
                  starts a new one."
                     .to_owned(),

@@ -435,7 +435,7 @@ impl Sandbox for LocalSandbox {
             // The terminal carries the shell's standard error; only `script`'s own is here.
             drop(child.stderr.take());
             let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-                return Err(SandboxError::Unavailable(
+                return Err(SandboxError::unavailable(
                     "The sandbox could not open the session's pipes.".to_owned(),
                 ));
             };

@@ -78,9 +78,9 @@ pub(crate) fn spawn(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let child = command.spawn().map_err(|e| {
-        SandboxError::Unavailable(format!("The sandbox could not start a process: {e}"))
-    })?;
+    let child = command
+        .spawn()
+        .map_err(|e| SandboxError::unavailable_from("The sandbox could not start a process", e))?;
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
     if let Some(pgid) = pgid {
         live.add(pgid);

@@ -265,7 +265,7 @@ impl Supervisor {
             finished: false,
         };
         let unavailable = |e: std::io::Error| {
-            SandboxError::Unavailable(format!("The sandbox could not start a process: {e}"))
+            SandboxError::unavailable_from("The sandbox could not start a process", e)
         };
         let stdout =
             pipe::Receiver::from_owned_fd(ctl.fifo(&name("out"), true)?).map_err(unavailable)?;
@@ -396,7 +396,7 @@ impl Supervisor {
             // It ended before its streams opened: there is no session to talk to.
             Some(Event::Exited(status)) => {
                 guard.finish();
-                return Err(SandboxError::Unavailable(format!(
+                return Err(SandboxError::unavailable(format!(
                     "The interactive process could not start (exit status {status} before its \
                      streams opened)."
                 )));
@@ -404,7 +404,7 @@ impl Supervisor {
             Some(Event::Gone) | None => return Err(self.shared.lost()),
         }
         let Some(stdin) = stdin else {
-            return Err(SandboxError::Unavailable(
+            return Err(SandboxError::unavailable(
                 "The sandbox could not open the session's pipes.".to_owned(),
             ));
         };
@@ -432,9 +432,10 @@ impl Supervisor {
                     .misbehaved("stopped taking requests (its request pipe is full)".to_owned());
                 Err(self.shared.lost())
             }
-            Err(e) => Err(SandboxError::Unavailable(format!(
-                "The sandbox is no longer running and could not start a process: {e}"
-            ))),
+            Err(e) => Err(SandboxError::unavailable_from(
+                "The sandbox is no longer running and could not start a process",
+                e,
+            )),
         }
     }
 }

@@ -1,10 +1,14 @@
 //! Tool sources: tool sets that can change between turns (an MCP server adds a tool, a user
 //! enables one), resolved once per turn together with the fixed tools ([`ToolSet`]).
+//!
+//! They describe tools, not agents: an agent resolves a [`ToolSet`] each turn, and an MCP
+//! client is a [`ToolSource`], without either crate depending on the other.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use actuator_model::BoxFuture;
-use actuator_tool_core::{ToolDef, ToolDefError};
+use crate::def::{BoxFuture, ToolDef};
+use crate::error::ToolDefError;
 
 /// Something that yields the current tools: the reference's `ToolSource`.
 ///
@@ -14,9 +18,8 @@ use actuator_tool_core::{ToolDef, ToolDefError};
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use actuator_agent::{ToolSource, ToolSourceError};
-/// use actuator_model::BoxFuture;
-/// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure};
+/// use actuator_tool_core::source::{ToolSource, ToolSourceError};
+/// use actuator_tool_core::{BoxFuture, ToolArgs, ToolContext, ToolDef, ToolFailure};
 ///
 /// /// Offers one more `ping_N` tool each time it is asked.
 /// struct Growing(AtomicUsize);
@@ -78,8 +81,9 @@ pub enum ToolSetError {
         error: ToolSourceError,
     },
     /// The resolved tools are not a valid set: two share a name (D7), or one is defined
-    /// wrongly.
-    #[error("The tools resolved for this turn are not a valid set: {0}")]
+    /// wrongly. Its message is the definition error's own (which names the tool); its
+    /// `source()` is that error's source, so the text is not repeated down the chain.
+    #[error(transparent)]
     Definition(#[from] ToolDefError),
 }
 
@@ -96,7 +100,7 @@ enum Entry {
 /// [`ToolDef::check`]. A set without sources resolves to its tools without asking anything.
 ///
 /// ```
-/// use actuator_agent::ToolSet;
+/// use actuator_tool_core::source::ToolSet;
 /// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure};
 /// let ping = ToolDef::builder("ping").description("Pings.")
 ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("pong") })
@@ -200,7 +204,7 @@ impl ToolSet {
                 }
             }
         }
-        actuator_exec::check_tool_names(&tools)?;
+        check_tool_names(&tools)?;
         for tool in &tools {
             tool.check()?;
         }
@@ -225,3 +229,41 @@ impl From<Arc<dyn ToolSource>> for ToolSet {
         ToolSet::new().source(source)
     }
 }
+
+/// Checks that no two tools share a name (D7): the check [`ToolSet::resolve`], the executor
+/// and an MCP server make before offering tools.
+///
+/// ```
+/// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, check_tool_names};
+/// let ping = ToolDef::builder("ping").description("Pings.")
+///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("pong") })
+///     .build().unwrap();
+/// assert!(check_tool_names(std::slice::from_ref(&ping)).is_ok());
+/// let err = check_tool_names(&[ping.clone(), ping]).unwrap_err();
+/// assert!(err.to_string().contains("'ping'"));
+/// ```
+pub fn check_tool_names(tools: &[ToolDef]) -> Result<(), ToolDefError> {
+    let duplicate = |name: &str| ToolDefError::DuplicateName {
+        name: name.to_owned(),
+    };
+    // Every `execute_tools` call checks: a few tools are compared pairwise, without the set's
+    // allocation and hashing.
+    if tools.len() <= PAIRWISE_NAME_CHECK {
+        for (i, tool) in tools.iter().enumerate() {
+            if tools[..i].iter().any(|t| t.name() == tool.name()) {
+                return Err(duplicate(tool.name()));
+            }
+        }
+        return Ok(());
+    }
+    let mut seen = HashSet::with_capacity(tools.len());
+    for tool in tools {
+        if !seen.insert(tool.name()) {
+            return Err(duplicate(tool.name()));
+        }
+    }
+    Ok(())
+}
+
+/// Up to this many tools, [`check_tool_names`] compares names pairwise.
+const PAIRWISE_NAME_CHECK: usize = 16;
