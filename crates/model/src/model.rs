@@ -47,9 +47,16 @@ pub enum ModelError {
     /// [`ModelError::downcast_ref`] gives back the typed error.
     #[error(transparent)]
     Api(ApiError),
-    /// Any other failure.
-    #[error("{0}")]
-    Other(String),
+    /// Any other failure: what failed, and the error that caused it (its
+    /// [`source`](std::error::Error::source), not part of the message).
+    #[error("{message}")]
+    Other {
+        /// What failed.
+        message: String,
+        /// The error that caused it.
+        #[source]
+        source: Option<ErrorCause>,
+    },
 }
 
 impl ModelError {
@@ -72,6 +79,42 @@ impl ModelError {
         })
     }
 
+    /// Any other failure, with no cause behind it.
+    ///
+    /// ```
+    /// use actuator_model::ModelError;
+    /// let err = ModelError::other("the tokenizer is missing");
+    /// assert_eq!(err.to_string(), "the tokenizer is missing");
+    /// assert!(std::error::Error::source(&err).is_none());
+    /// ```
+    pub fn other(message: impl Into<String>) -> Self {
+        ModelError::Other {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// Any other failure, caused by `cause`: the cause stays reachable as the error's
+    /// [`source`](std::error::Error::source) rather than being flattened into its message.
+    ///
+    /// ```
+    /// use actuator_model::ModelError;
+    /// let cause = std::io::Error::other("disk full");
+    /// let err = ModelError::caused_by("the cache could not be written", cause);
+    /// assert_eq!(err.to_string(), "the cache could not be written");
+    /// let source = std::error::Error::source(&err).unwrap();
+    /// assert_eq!(source.to_string(), "disk full");
+    /// ```
+    pub fn caused_by(
+        message: impl Into<String>,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        ModelError::Other {
+            message: message.into(),
+            source: Some(ErrorCause::new(cause)),
+        }
+    }
+
     /// The provider's typed error, when this is an [`ModelError::Api`] of type `E`.
     pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
         match self {
@@ -87,7 +130,7 @@ impl ModelError {
             ModelError::Provider { retryable, .. } => *retryable,
             ModelError::Api(api) => api.retryable,
             ModelError::Timeout { .. } => true,
-            ModelError::ScriptExhausted { .. } | ModelError::Other(_) => false,
+            ModelError::ScriptExhausted { .. } | ModelError::Other { .. } => false,
         }
     }
 }
@@ -127,6 +170,58 @@ impl std::fmt::Display for ApiError {
 impl std::error::Error for ApiError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.error.source()
+    }
+}
+
+/// The error that caused another, kept as that error's
+/// [`source`](std::error::Error::source): shared (so the errors holding it stay `Clone`),
+/// compared by identity. As a source it reads as the cause itself (its message, then the
+/// cause's own source); [`ErrorCause::get`] and [`ErrorCause::downcast_ref`] reach the typed
+/// cause.
+///
+/// ```
+/// use actuator_model::ErrorCause;
+/// let cause = ErrorCause::new(std::io::Error::other("refused"));
+/// assert_eq!(cause.to_string(), "refused");
+/// assert!(cause.downcast_ref::<std::io::Error>().is_some());
+/// assert_eq!(cause, cause.clone());
+/// assert_ne!(cause, ErrorCause::new(std::io::Error::other("refused")));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ErrorCause(Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl ErrorCause {
+    /// Keeps `error` as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ErrorCause(Arc::new(error))
+    }
+
+    /// The cause.
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+
+    /// The cause, when it is of type `E`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref::<E>()
+    }
+}
+
+impl PartialEq for ErrorCause {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Display for ErrorCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ErrorCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
     }
 }
 
@@ -312,9 +407,7 @@ impl Model for ScriptedModel {
                     }),
                 }
             }
-            Err(_) => Err(ModelError::Other(
-                "the scripted model's lock was poisoned".into(),
-            )),
+            Err(_) => Err(ModelError::other("the scripted model's lock was poisoned")),
         };
         Box::pin(std::future::ready(result))
     }
