@@ -259,6 +259,82 @@ pub trait Model: Send + Sync {
     }
 }
 
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        (**self).generate(input, tools, tool_choice, config)
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        (**self).context_window()
+    }
+
+    fn count_tokens(&self, messages: &[ChatMessage]) -> u64 {
+        (**self).count_tokens(messages)
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        (**self).generate(input, tools, tool_choice, config)
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        (**self).context_window()
+    }
+
+    fn count_tokens(&self, messages: &[ChatMessage]) -> u64 {
+        (**self).count_tokens(messages)
+    }
+}
+
+/// `model` as the `Arc<dyn Model>` agents keep: builders take `impl Model + 'static` and call
+/// this, so a caller passes a model by value (`ScriptedModel::new(..)`) or one it shares (an
+/// `Arc<dyn Model>`, an `Arc<ScriptedModel>`). An `Arc<dyn Model>` is kept as it is rather
+/// than wrapped in a second `Arc`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_model::{Model, ScriptedModel, shared_model};
+/// let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
+/// assert!(Arc::ptr_eq(&shared_model(shared.clone()), &shared));
+/// assert_eq!(shared_model(ScriptedModel::named("by value", [])).name(), "by value");
+/// ```
+pub fn shared_model(model: impl Model + 'static) -> Arc<dyn Model> {
+    let mut slot = Some(model);
+    // An `Arc<dyn Model>` already is what is kept: take it instead of wrapping it.
+    if let Some(shared) = (&mut slot as &mut dyn std::any::Any)
+        .downcast_mut::<Option<Arc<dyn Model>>>()
+        .and_then(Option::take)
+    {
+        return shared;
+    }
+    match slot {
+        Some(model) => Arc::new(model),
+        // Unreachable: the slot is emptied only when it held an `Arc<dyn Model>`.
+        None => Arc::new(ScriptedModel::new([])),
+    }
+}
+
 /// About four characters a token, plus a few tokens of overhead per message.
 pub fn estimate_tokens(messages: &[ChatMessage]) -> u64 {
     messages
@@ -483,5 +559,50 @@ impl Model for FunctionModel {
             out
         });
         Box::pin(std::future::ready(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn say(text: &str) -> ModelOutput {
+        ModelOutput::from_content("m", text)
+    }
+
+    #[tokio::test]
+    async fn arc_and_box_of_a_model_are_models_that_forward_to_it() {
+        let input = [ChatMessage::user("hi")];
+        let config = GenerateConfig::default();
+        let inner = Arc::new(ScriptedModel::named("inner", [say("a"), say("b")]));
+        let boxed: Box<dyn Model> = Box::new(Arc::clone(&inner));
+        let out = boxed
+            .generate(&input, &[], &ToolChoice::Auto, &config)
+            .await
+            .unwrap();
+        assert_eq!(boxed.name(), "inner");
+        assert_eq!(out.completion(), "a");
+        let shared = shared_model(Arc::clone(&inner));
+        let out = shared
+            .generate(&input, &[], &ToolChoice::Auto, &config)
+            .await
+            .unwrap();
+        assert_eq!(out.completion(), "b");
+        assert_eq!(inner.calls(), 2);
+    }
+
+    #[test]
+    fn shared_model_keeps_an_arc_dyn_model_as_it_is() {
+        let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
+        assert!(Arc::ptr_eq(&shared_model(Arc::clone(&shared)), &shared));
+    }
+
+    #[test]
+    fn other_errors_keep_their_cause_as_source() {
+        let err = ModelError::caused_by("failed", std::io::Error::other("disk full"));
+        let source = std::error::Error::source(&err).unwrap();
+        let cause = source.downcast_ref::<ErrorCause>().unwrap();
+        assert!(cause.downcast_ref::<std::io::Error>().is_some());
+        assert!(!err.to_string().contains("disk full"));
     }
 }

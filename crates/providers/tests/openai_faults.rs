@@ -135,8 +135,14 @@ async fn a_connection_reset_is_retried() {
     let cause = source
         .downcast_ref::<actuator_model::ErrorCause>()
         .expect("the cause is kept as an ErrorCause");
-    assert!(cause.downcast_ref::<reqwest::Error>().is_some(), "{cause:?}");
-    assert!(!provider.to_string().contains(&source.to_string()), "{provider}");
+    assert!(
+        cause.downcast_ref::<reqwest::Error>().is_some(),
+        "{cause:?}"
+    );
+    assert!(
+        !provider.to_string().contains(&source.to_string()),
+        "{provider}"
+    );
     assert!(err.is_retryable());
 }
 
