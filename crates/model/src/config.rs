@@ -165,7 +165,7 @@ mod tests {
             top_p: Some(f64::from(n) / 10.0),
             stop_seqs: Some(vec![n.to_string()]),
             seed: Some(u64::from(n)),
-            parallel_tool_calls: Some(n % 2 == 0),
+            parallel_tool_calls: Some(n.is_multiple_of(2)),
             reasoning_effort: Some(n.to_string()),
             reasoning_tokens: Some(n),
             timeout: Some(Duration::from_secs(u64::from(n))),
