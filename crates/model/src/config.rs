@@ -63,6 +63,48 @@ fn seconds_in<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Er
 }
 
 impl GenerateConfig {
+    /// This config layered over `defaults`: each field this one leaves unset comes from
+    /// `defaults`. Layers stack as in the reference: a model's defaults, then an agent's
+    /// config, then a call's (`call.merge(&agent.merge(&model_defaults))`).
+    ///
+    /// ```
+    /// use actuator_model::GenerateConfig;
+    /// let defaults = GenerateConfig::default().max_tokens(100).temperature(0.5);
+    /// let call = GenerateConfig::default().temperature(0.0);
+    /// let merged = call.merge(&defaults);
+    /// assert_eq!(merged.max_tokens, Some(100));
+    /// assert_eq!(merged.temperature, Some(0.0));
+    /// ```
+    #[must_use]
+    pub fn merge(&self, defaults: &GenerateConfig) -> GenerateConfig {
+        // Exhaustive on purpose (no `..`): a field added later fails to compile here until it
+        // is merged too, instead of being silently dropped.
+        let GenerateConfig {
+            max_tokens,
+            temperature,
+            top_p,
+            stop_seqs,
+            seed,
+            parallel_tool_calls,
+            reasoning_effort,
+            reasoning_tokens,
+            timeout,
+        } = self;
+        GenerateConfig {
+            max_tokens: max_tokens.or(defaults.max_tokens),
+            temperature: temperature.or(defaults.temperature),
+            top_p: top_p.or(defaults.top_p),
+            stop_seqs: stop_seqs.clone().or_else(|| defaults.stop_seqs.clone()),
+            seed: seed.or(defaults.seed),
+            parallel_tool_calls: parallel_tool_calls.or(defaults.parallel_tool_calls),
+            reasoning_effort: reasoning_effort
+                .clone()
+                .or_else(|| defaults.reasoning_effort.clone()),
+            reasoning_tokens: reasoning_tokens.or(defaults.reasoning_tokens),
+            timeout: timeout.or(defaults.timeout),
+        }
+    }
+
     /// Sets `max_tokens`.
     #[must_use]
     pub fn max_tokens(mut self, n: u32) -> Self {
@@ -109,5 +151,35 @@ impl GenerateConfig {
     pub fn parallel_tool_calls(mut self, yes: bool) -> Self {
         self.parallel_tool_calls = Some(yes);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(n: u32) -> GenerateConfig {
+        GenerateConfig {
+            max_tokens: Some(n),
+            temperature: Some(f64::from(n)),
+            top_p: Some(f64::from(n) / 10.0),
+            stop_seqs: Some(vec![n.to_string()]),
+            seed: Some(u64::from(n)),
+            parallel_tool_calls: Some(n.is_multiple_of(2)),
+            reasoning_effort: Some(n.to_string()),
+            reasoning_tokens: Some(n),
+            timeout: Some(Duration::from_secs(u64::from(n))),
+        }
+    }
+
+    #[test]
+    fn merge_fills_every_unset_field_from_the_defaults() {
+        assert_eq!(GenerateConfig::default().merge(&full(1)), full(1));
+    }
+
+    #[test]
+    fn merge_keeps_every_field_the_call_sets() {
+        assert_eq!(full(2).merge(&full(1)), full(2));
+        assert_eq!(full(2).merge(&GenerateConfig::default()), full(2));
     }
 }

@@ -41,6 +41,6 @@ pub mod credentials;
 
 mod model;
 pub use model::{
-    ApiError, BoxFuture, FunctionModel, Model, ModelError, ScriptedModel, estimate_tokens,
-    generate, resolve_tool_choice,
+    ApiError, BoxFuture, ErrorCause, FunctionModel, Model, ModelError, ScriptedModel,
+    estimate_tokens, generate, resolve_tool_choice, shared_model,
 };

@@ -47,9 +47,16 @@ pub enum ModelError {
     /// [`ModelError::downcast_ref`] gives back the typed error.
     #[error(transparent)]
     Api(ApiError),
-    /// Any other failure.
-    #[error("{0}")]
-    Other(String),
+    /// Any other failure: what failed, and the error that caused it (its
+    /// [`source`](std::error::Error::source), not part of the message).
+    #[error("{message}")]
+    Other {
+        /// What failed.
+        message: String,
+        /// The error that caused it.
+        #[source]
+        source: Option<ErrorCause>,
+    },
 }
 
 impl ModelError {
@@ -72,6 +79,42 @@ impl ModelError {
         })
     }
 
+    /// Any other failure, with no cause behind it.
+    ///
+    /// ```
+    /// use actuator_model::ModelError;
+    /// let err = ModelError::other("the tokenizer is missing");
+    /// assert_eq!(err.to_string(), "the tokenizer is missing");
+    /// assert!(std::error::Error::source(&err).is_none());
+    /// ```
+    pub fn other(message: impl Into<String>) -> Self {
+        ModelError::Other {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// Any other failure, caused by `cause`: the cause stays reachable as the error's
+    /// [`source`](std::error::Error::source) rather than being flattened into its message.
+    ///
+    /// ```
+    /// use actuator_model::ModelError;
+    /// let cause = std::io::Error::other("disk full");
+    /// let err = ModelError::caused_by("the cache could not be written", cause);
+    /// assert_eq!(err.to_string(), "the cache could not be written");
+    /// let source = std::error::Error::source(&err).unwrap();
+    /// assert_eq!(source.to_string(), "disk full");
+    /// ```
+    pub fn caused_by(
+        message: impl Into<String>,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        ModelError::Other {
+            message: message.into(),
+            source: Some(ErrorCause::new(cause)),
+        }
+    }
+
     /// The provider's typed error, when this is an [`ModelError::Api`] of type `E`.
     pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
         match self {
@@ -87,7 +130,7 @@ impl ModelError {
             ModelError::Provider { retryable, .. } => *retryable,
             ModelError::Api(api) => api.retryable,
             ModelError::Timeout { .. } => true,
-            ModelError::ScriptExhausted { .. } | ModelError::Other(_) => false,
+            ModelError::ScriptExhausted { .. } | ModelError::Other { .. } => false,
         }
     }
 }
@@ -130,6 +173,58 @@ impl std::error::Error for ApiError {
     }
 }
 
+/// The error that caused another, kept as that error's
+/// [`source`](std::error::Error::source): shared (so the errors holding it stay `Clone`),
+/// compared by identity. As a source it reads as the cause itself (its message, then the
+/// cause's own source); [`ErrorCause::get`] and [`ErrorCause::downcast_ref`] reach the typed
+/// cause.
+///
+/// ```
+/// use actuator_model::ErrorCause;
+/// let cause = ErrorCause::new(std::io::Error::other("refused"));
+/// assert_eq!(cause.to_string(), "refused");
+/// assert!(cause.downcast_ref::<std::io::Error>().is_some());
+/// assert_eq!(cause, cause.clone());
+/// assert_ne!(cause, ErrorCause::new(std::io::Error::other("refused")));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ErrorCause(Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl ErrorCause {
+    /// Keeps `error` as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ErrorCause(Arc::new(error))
+    }
+
+    /// The cause.
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+
+    /// The cause, when it is of type `E`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref::<E>()
+    }
+}
+
+impl PartialEq for ErrorCause {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Display for ErrorCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ErrorCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
 /// A language model: generates the next assistant message from a conversation and the tools on
 /// offer. Object-safe, so agents hold `Arc<dyn Model>`.
 ///
@@ -161,6 +256,82 @@ pub trait Model: Send + Sync {
     /// with a real tokenizer override it.
     fn count_tokens(&self, messages: &[ChatMessage]) -> u64 {
         estimate_tokens(messages)
+    }
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        (**self).generate(input, tools, tool_choice, config)
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        (**self).context_window()
+    }
+
+    fn count_tokens(&self, messages: &[ChatMessage]) -> u64 {
+        (**self).count_tokens(messages)
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        input: &'a [ChatMessage],
+        tools: &'a [Arc<ToolInfo>],
+        tool_choice: &'a ToolChoice,
+        config: &'a GenerateConfig,
+    ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        (**self).generate(input, tools, tool_choice, config)
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        (**self).context_window()
+    }
+
+    fn count_tokens(&self, messages: &[ChatMessage]) -> u64 {
+        (**self).count_tokens(messages)
+    }
+}
+
+/// `model` as the `Arc<dyn Model>` agents keep: builders take `impl Model + 'static` and call
+/// this, so a caller passes a model by value (`ScriptedModel::new(..)`) or one it shares (an
+/// `Arc<dyn Model>`, an `Arc<ScriptedModel>`). An `Arc<dyn Model>` is kept as it is rather
+/// than wrapped in a second `Arc`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_model::{Model, ScriptedModel, shared_model};
+/// let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
+/// assert!(Arc::ptr_eq(&shared_model(shared.clone()), &shared));
+/// assert_eq!(shared_model(ScriptedModel::named("by value", [])).name(), "by value");
+/// ```
+pub fn shared_model(model: impl Model + 'static) -> Arc<dyn Model> {
+    let mut slot = Some(model);
+    // An `Arc<dyn Model>` already is what is kept: take it instead of wrapping it.
+    if let Some(shared) = (&mut slot as &mut dyn std::any::Any)
+        .downcast_mut::<Option<Arc<dyn Model>>>()
+        .and_then(Option::take)
+    {
+        return shared;
+    }
+    match slot {
+        Some(model) => Arc::new(model),
+        // Unreachable: the slot is emptied only when it held an `Arc<dyn Model>`.
+        None => Arc::new(ScriptedModel::new([])),
     }
 }
 
@@ -312,9 +483,7 @@ impl Model for ScriptedModel {
                     }),
                 }
             }
-            Err(_) => Err(ModelError::Other(
-                "the scripted model's lock was poisoned".into(),
-            )),
+            Err(_) => Err(ModelError::other("the scripted model's lock was poisoned")),
         };
         Box::pin(std::future::ready(result))
     }
@@ -390,5 +559,50 @@ impl Model for FunctionModel {
             out
         });
         Box::pin(std::future::ready(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn say(text: &str) -> ModelOutput {
+        ModelOutput::from_content("m", text)
+    }
+
+    #[tokio::test]
+    async fn arc_and_box_of_a_model_are_models_that_forward_to_it() {
+        let input = [ChatMessage::user("hi")];
+        let config = GenerateConfig::default();
+        let inner = Arc::new(ScriptedModel::named("inner", [say("a"), say("b")]));
+        let boxed: Box<dyn Model> = Box::new(Arc::clone(&inner));
+        let out = boxed
+            .generate(&input, &[], &ToolChoice::Auto, &config)
+            .await
+            .unwrap();
+        assert_eq!(boxed.name(), "inner");
+        assert_eq!(out.completion(), "a");
+        let shared = shared_model(Arc::clone(&inner));
+        let out = shared
+            .generate(&input, &[], &ToolChoice::Auto, &config)
+            .await
+            .unwrap();
+        assert_eq!(out.completion(), "b");
+        assert_eq!(inner.calls(), 2);
+    }
+
+    #[test]
+    fn shared_model_keeps_an_arc_dyn_model_as_it_is() {
+        let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
+        assert!(Arc::ptr_eq(&shared_model(Arc::clone(&shared)), &shared));
+    }
+
+    #[test]
+    fn other_errors_keep_their_cause_as_source() {
+        let err = ModelError::caused_by("failed", std::io::Error::other("disk full"));
+        let source = std::error::Error::source(&err).unwrap();
+        let cause = source.downcast_ref::<ErrorCause>().unwrap();
+        assert!(cause.downcast_ref::<std::io::Error>().is_some());
+        assert!(!err.to_string().contains("disk full"));
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use actuator_model::ModelError;
+use actuator_model::{ErrorCause, ModelError};
 
 /// A provider could not be set up, or a request to it failed.
 ///
@@ -12,7 +12,7 @@ use actuator_model::ModelError;
 /// [`ModelError::downcast_ref`] gives it back:
 ///
 /// ```
-/// use actuator_model::ModelError;
+/// use actuator_model::{ErrorCause, ModelError};
 /// use actuator_providers::ProviderError;
 ///
 /// let err = ProviderError::MissingApiKey { provider: "OpenAI".into(), var: "OPENAI_API_KEY".into() };
@@ -178,8 +178,12 @@ pub enum ProviderError {
         provider: String,
         /// The URL requested.
         url: String,
-        /// What happened.
+        /// What failed (the request, the body, the event stream).
         message: String,
+        /// The transport's error behind it (without its URL, which may hold credentials),
+        /// when there was one.
+        #[source]
+        source: Option<ErrorCause>,
     },
     /// The provider answered with a body that is not what its API describes.
     #[error("{provider} sent a response that cannot be read: {message}")]

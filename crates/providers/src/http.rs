@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
-use actuator_model::RetryReport;
+use actuator_model::{ErrorCause, RetryReport};
 
 use crate::error::{ProviderError, snippet};
 use crate::retry::{RetryPolicy, retry_after};
@@ -240,7 +240,7 @@ impl Transport {
             let mut events = Vec::new();
             let mut sink = new_sink();
             while let Some(chunk) = chunks.next().await {
-                let chunk = chunk.map_err(|e| Failure::Other(self.send_error(&url, &e)))?;
+                let chunk = chunk.map_err(|e| Failure::Other(self.send_error(&url, e)))?;
                 parser
                     .feed(&chunk, &mut events)
                     .map_err(|e| Failure::Other(self.sse_error(e)))?;
@@ -257,6 +257,7 @@ impl Transport {
                 provider: self.provider.clone(),
                 url: url.clone(),
                 message: "the event stream ended before the response was complete".into(),
+                source: None,
             }))
         })
         .await
@@ -361,7 +362,7 @@ impl Transport {
         let response = request
             .send()
             .await
-            .map_err(|e| Failure::Other(self.send_error(url, &e)))?;
+            .map_err(|e| Failure::Other(self.send_error(url, e)))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -386,7 +387,7 @@ impl Transport {
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| Failure::Other(self.send_error(url, &e)))?
+            .map_err(|e| Failure::Other(self.send_error(url, e)))?
         {
             let room = limit - body.len();
             if chunk.len() > room {
@@ -398,8 +399,8 @@ impl Transport {
         Ok((body, false))
     }
 
-    fn send_error(&self, url: &str, e: &reqwest::Error) -> ProviderError {
-        if let Some(refused) = refused_redirect(e) {
+    fn send_error(&self, url: &str, e: reqwest::Error) -> ProviderError {
+        if let Some(refused) = refused_redirect(&e) {
             return ProviderError::RedirectRefused {
                 provider: self.provider.clone(),
                 from: refused.from.clone(),
@@ -415,7 +416,13 @@ impl Transport {
         ProviderError::Connection {
             provider: self.provider.clone(),
             url: url.to_owned(),
-            message: error_chain(e),
+            message: if e.is_body() || e.is_decode() {
+                "the response could not be read".into()
+            } else {
+                "the request could not be sent".into()
+            },
+            // Without its URL: the URL may hold credentials, and the cause is not scrubbed.
+            source: Some(ErrorCause::new(e.without_url())),
         }
     }
 
@@ -472,21 +479,6 @@ impl Transport {
             },
         }
     }
-}
-
-/// An error with its causes, `a: b: c` (reqwest's own message is terse).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let part = s.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// Reads an error body: `{"error": {"message", "type", "code"}}` (OpenAI, Anthropic and most

@@ -213,24 +213,5 @@ pub(crate) fn merged(defaults: &GenerateConfig, call: &GenerateConfig) -> Genera
     if *defaults == GenerateConfig::default() {
         return call.clone();
     }
-    let mut out = call.clone();
-    macro_rules! fill {
-        ($($field:ident),*) => {$(
-            if out.$field.is_none() {
-                out.$field = defaults.$field.clone();
-            }
-        )*};
-    }
-    fill!(
-        max_tokens,
-        temperature,
-        top_p,
-        stop_seqs,
-        seed,
-        parallel_tool_calls,
-        reasoning_effort,
-        reasoning_tokens,
-        timeout
-    );
-    out
+    call.merge(defaults)
 }

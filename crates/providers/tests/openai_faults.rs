@@ -130,6 +130,19 @@ async fn a_connection_reset_is_retried() {
         matches!(provider, ProviderError::Connection { url: u, .. } if u.ends_with("/v1/chat/completions")),
         "{provider:?}"
     );
+    // The transport's error is the source, not flattened into the message.
+    let source = std::error::Error::source(provider).expect("a connection error has a cause");
+    let cause = source
+        .downcast_ref::<actuator_model::ErrorCause>()
+        .expect("the cause is kept as an ErrorCause");
+    assert!(
+        cause.downcast_ref::<reqwest::Error>().is_some(),
+        "{cause:?}"
+    );
+    assert!(
+        !provider.to_string().contains(&source.to_string()),
+        "{provider}"
+    );
     assert!(err.is_retryable());
 }
 

@@ -107,8 +107,8 @@ impl CompactionSummary {
 
     /// The model that writes the summaries (default: the run's model).
     #[must_use]
-    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
-        self.model = Some(model);
+    pub fn model(mut self, model: impl Model + 'static) -> Self {
+        self.model = Some(actuator_model::shared_model(model));
         self
     }
 

@@ -112,10 +112,11 @@ impl ReactBuilder {
         self
     }
 
-    /// The model.
+    /// The model: one by value (`ScriptedModel::new(..)`, a provider's model) or shared (an
+    /// `Arc<dyn Model>`, kept as it is).
     #[must_use]
-    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
-        self.model = Some(ReactModel::Model(model));
+    pub fn model(mut self, model: impl Model + 'static) -> Self {
+        self.model = Some(ReactModel::Model(actuator_model::shared_model(model)));
         self
     }
 

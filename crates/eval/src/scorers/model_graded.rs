@@ -58,9 +58,11 @@ pub struct ModelGraded {
 /// The reference's `model_graded_qa`: `model` reads the question, the submission and the
 /// target (as the criterion) and ends its reply with `GRADE: C` or `GRADE: I`. A reply without
 /// a grade scores `N` with the reason `grader_failed`.
-pub fn model_graded_qa(model: Arc<dyn Model>) -> ModelGraded {
+///
+/// `model` is a model by value or an `Arc<dyn Model>` (kept as it is).
+pub fn model_graded_qa(model: impl Model + 'static) -> ModelGraded {
     ModelGraded {
-        model,
+        model: actuator_model::shared_model(model),
         template: DEFAULT_TEMPLATE.to_owned(),
         instructions: DEFAULT_INSTRUCTIONS.to_owned(),
         grade: regex::Regex::new(DEFAULT_GRADE_PATTERN).ok(),
