@@ -9,7 +9,7 @@ mod support;
 
 use std::sync::Arc;
 
-use actuator::agent::{AgentSubmit, RunOptions, react, run};
+use actuator::agent::{RunOptions, react, react::AgentSubmit, run};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::sandbox::{LocalSandbox, Sandbox, SandboxHandle};
 use actuator::tools::{BashOptions, ShellOptions, bash, python, text_editor};

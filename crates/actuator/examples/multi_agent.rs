@@ -7,7 +7,10 @@ mod support;
 
 use std::sync::Arc;
 
-use actuator::agent::{AgentPrompt, AgentSubmit, RunContext, react};
+use actuator::agent::{
+    RunContext, react,
+    react::{AgentPrompt, AgentSubmit},
+};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::multi::{as_tool, handoff};
 use actuator::prelude::*;

@@ -7,7 +7,7 @@ mod support;
 
 use std::sync::Arc;
 
-use actuator::agent::{AgentSubmit, RunContext, react};
+use actuator::agent::{RunContext, react, react::AgentSubmit};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::prelude::*;
 use serde_json::json;

@@ -132,7 +132,19 @@ pub use actuator_tools as tools;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use actuator_mcp as mcp;
 
-/// The names most programs need.
+/// What a first program needs, behind the features that bring it: a tool, an agent, a model,
+/// a run with limits; the built-in tools and their sandbox; MCP servers' tools; an evaluation.
+///
+/// Everything else is one module away (`actuator::agent::react::AgentSubmit`,
+/// `actuator::exec::execute_tools`, …).
+///
+/// ```
+/// use actuator::prelude::*;
+///
+/// let agent = react().model(ScriptedModel::new([])).build().unwrap();
+/// let _limits = [turn_limit(10), token_limit(100_000)];
+/// assert_eq!(agent.name(), "react");
+/// ```
 pub mod prelude {
     pub use actuator_tool_core::{
         Content, FatalToolError, IntoToolOutput, Json, ToolArgs, ToolChoice, ToolContext, ToolDef,
@@ -158,15 +170,35 @@ pub mod prelude {
 
     #[cfg(feature = "agent")]
     #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+    pub use actuator_agent::limits::{
+        message_limit, time_limit, token_limit, turn_limit, working_limit,
+    };
+    #[cfg(feature = "agent")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
     pub use actuator_agent::{Agent, AgentError, AgentState, RunContext, RunOptions, react, run};
 
     #[cfg(feature = "multi")]
     #[cfg_attr(docsrs, doc(cfg(feature = "multi")))]
     pub use actuator_multi::{as_tool, handoff};
 
+    #[cfg(feature = "tools")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
+    pub use actuator_sandbox::LocalSandbox;
+    #[cfg(feature = "tools")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
+    pub use actuator_tools::{bash, python, text_editor};
+
     #[cfg(feature = "providers")]
     #[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
     pub use actuator_providers::{ModelOptions, get_model};
+
+    #[cfg(feature = "mcp")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+    pub use actuator_mcp::{McpServer, mcp_tools};
+
+    #[cfg(feature = "eval")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "eval")))]
+    pub use actuator_eval::{EvalOptions, Sample, Task, eval};
 }
 
 /// `docs/agents.md`, whose examples run as doctests of this crate.

@@ -18,7 +18,7 @@ mod servers;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator::agent::{RunOptions, react, run, turn_limit};
+use actuator::agent::{RunOptions, limits::turn_limit, react, run};
 use actuator::model::{ChatMessage, GenerateConfig};
 use actuator::providers::{ModelOptions, RetryPolicy};
 use actuator::sandbox::{LocalSandbox, SandboxHandle};

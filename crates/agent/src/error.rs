@@ -5,8 +5,8 @@ use actuator_exec::ExecError;
 use actuator_model::ModelError;
 
 use crate::limits::LimitExceeded;
-use actuator_tool_core::source::ToolSetError;
 use crate::state::AgentState;
+use actuator_tool_core::source::ToolSetError;
 
 /// Why an agent stopped with an error.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -71,7 +71,7 @@ impl MessageFilter {
 /// reasoning, and render their tool calls as one text item (`f1(a=1)\nf2()`), without calls.
 ///
 /// ```
-/// use actuator_agent::content_only;
+/// use actuator_agent::filter::content_only;
 /// use actuator_model::{ChatMessage, ModelOutput};
 /// let call = ModelOutput::for_tool_call("m", "add", serde_json::json!({"x": 1})).choices[0].message.clone();
 /// let out = content_only(vec![ChatMessage::system("sys"), ChatMessage::from(call)]);

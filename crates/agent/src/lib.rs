@@ -3,19 +3,46 @@
 //! The loop users run every day: generate, land the calls, read the results, repeat until an
 //! answer is submitted.
 //!
+//! ```
+//! use actuator_agent::limits::turn_limit;
+//! use actuator_agent::{react, run};
+//! use actuator_model::{ModelOutput, ScriptedModel};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! // A scripted model stands in for a real one: it submits "Paris".
+//! let model = ScriptedModel::new([ModelOutput::for_tool_call(
+//!     "scripted",
+//!     "submit",
+//!     serde_json::json!({"answer": "Paris"}),
+//! )]);
+//! let agent = react().model(model).build().unwrap();
+//! let done = run(&agent, "What is the capital of France?", [turn_limit(5)]).await.unwrap();
+//! assert_eq!(done.state.output().completion(), "Paris");
+//! # });
+//! ```
+//!
+//! At the root, what every agent touches:
+//!
 //! - [`Agent`] (object-safe), [`AgentState`] (output derived on read, D10), [`agent_fn`],
-//!   [`agent_with`].
-//! - [`run`] (and [`run_with`], with an event sink and run resources) with nested [`Limit`]s
-//!   (message, token, turn, time, working, cost) enforced by a [`RunContext`]: a scope's own
-//!   limits are caught by it, outer ones propagate (D9).
-//! - [`RunContext::generate`] and [`RunContext::execute_tools`]: the one place where a model is
-//!   called and tools run, with events, spans, time limits and usage, for react and for any
-//!   agent a user writes.
-//! - [`ToolSource`] and [`ToolSet`]: tools that can change between turns (an MCP server's),
-//!   resolved once per turn with the fixed tools ([`RunContext::resolve_tools`]).
-//! - [`react`]: the react agent with every parameter of the reference.
-//! - Message filters ([`content_only`], [`remove_tools`], [`last_message`], [`trim_messages`])
-//!   and [`compaction`] strategies.
+//!   [`agent_with`]; [`AgentError`] keeps the state reached when a run fails.
+//! - [`run`] with [`RunOptions`] (limits, an event sink, run resources); inside an agent,
+//!   [`RunContext::run`] nests a run in the current one.
+//! - [`RunContext`]: the one place where a model is called ([`RunContext::generate`]) and tools
+//!   run ([`RunContext::execute_tools`]), with events, spans, limits and usage, for react and
+//!   for any agent a user writes; [`GenerateLoop`] is the loop without react's prompts.
+//! - [`MessageList`]: the conversation, which cannot outgrow its message limit.
+//!
+//! In modules, what configures one part:
+//!
+//! - [`react`](mod@react): the react agent with every parameter of the reference ([`react()`]
+//!   starts it);
+//! - [`limits`]: message, token, turn, time, working and cost limits, nested by scope (a scope's
+//!   own limits are caught by it, outer ones propagate, D9);
+//! - [`filter`]: message filters for handoff and overflow; [`compaction`]: compaction
+//!   strategies; [`prompts`]: the reference's default prompts, byte for byte.
+//!
+//! Tools that change between turns (an MCP server's) are a
+//! [`ToolSource`](actuator_tool_core::source::ToolSource), in `actuator-tool-core`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // `AgentError` carries the partial state so that nothing done before an error is lost; it is
 // returned only when a run ends, so its size costs nothing on the hot path.
@@ -35,16 +62,10 @@ pub use state::AgentState;
 mod messages;
 pub use messages::MessageList;
 
-mod limits;
-pub use limits::{
-    Limit, LimitExceeded, LimitKind, LimitUsage, cost_limit, message_limit, time_limit,
-    token_limit, turn_limit, working_limit,
-};
+pub mod limits;
 
 mod context;
 pub use context::{MissingRunContext, RunContext, SpanGuard};
-
-pub use actuator_tool_core::source::{ToolSet, ToolSetError, ToolSource, ToolSourceError};
 
 mod generate;
 pub use generate::{GenerateLoop, ToolCalls};
@@ -52,28 +73,14 @@ pub use generate::{GenerateLoop, ToolCalls};
 mod run;
 pub use run::{AgentInput, AgentRun, RunOptions, run};
 
-mod filter;
-pub use filter::{
-    MessageFilter, PartitionedMessages, content_only, is_summary_message, last_message,
-    partition_messages, remove_tools, trim_messages,
-};
+pub mod filter;
 
 pub mod compaction;
 
-mod prompts;
-pub use prompts::{
-    DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT,
-    DEFAULT_HANDOFF_PROMPT, DEFAULT_INCORRECT_MESSAGE, DEFAULT_SUBMIT_DESCRIPTION,
-    DEFAULT_SUBMIT_PROMPT, PARALLEL_TOOLS_PROMPT,
-};
+pub mod prompts;
 
-mod react;
-pub use react::{
-    AgentAttempts, AgentPrompt, AgentSubmit, AttemptScorer, ContextOverflow, ContinueDecision,
-    IncorrectMessage, IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactAgent,
-    ReactBuilder, ReactModel, ReactToolChoice, ScoreValueFn, ToolChoiceFn, react,
-    remove_submit_tool, submit_output,
-};
+pub mod react;
+pub use react::react;
 
 #[doc(hidden)]
 pub mod __private;

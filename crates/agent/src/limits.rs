@@ -49,7 +49,7 @@ pub fn turn_limit(n: u64) -> Limit {
 ///
 /// ```
 /// use std::time::Duration;
-/// use actuator_agent::{Limit, time_limit};
+/// use actuator_agent::limits::{time_limit, Limit};
 /// assert_eq!(time_limit(Duration::from_secs(60)), Limit::Time(Duration::from_secs(60)));
 /// ```
 pub fn time_limit(limit: Duration) -> Limit {

@@ -21,7 +21,7 @@ use crate::budget::Budget;
 /// agent therefore cannot escape the limit by forgetting to check it.
 ///
 /// ```
-/// use actuator_agent::{AgentState, LimitKind, agent_fn, message_limit, run};
+/// use actuator_agent::{AgentState, agent_fn, run, limits::{message_limit, LimitKind}};
 /// use actuator_model::ChatMessage;
 ///
 /// // An agent that adds messages forever and never checks a limit itself.

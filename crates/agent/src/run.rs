@@ -119,7 +119,7 @@ pub struct AgentRun {
 /// is returned with the limit); any other error propagates.
 ///
 /// ```
-/// use actuator_agent::{AgentState, RunOptions, agent_fn, run, turn_limit};
+/// use actuator_agent::{AgentState, RunOptions, agent_fn, run, limits::turn_limit};
 /// use actuator_tool_core::ToolParams;
 ///
 /// let params = ToolParams::from_value(&serde_json::json!({
@@ -158,7 +158,7 @@ pub async fn run(
 ///
 /// ```
 /// use std::sync::Arc;
-/// use actuator_agent::{RunOptions, agent_fn, run, turn_limit};
+/// use actuator_agent::{RunOptions, agent_fn, run, limits::turn_limit};
 /// use actuator_events::{Event, EventLog};
 ///
 /// struct Greeting(&'static str);
@@ -321,7 +321,7 @@ impl RunContext {
     /// Give [`AgentInput::continued`] to continue a conversation as it is (handoff).
     ///
     /// ```
-    /// use actuator_agent::{AgentState, RunContext, RunOptions, agent_fn, turn_limit};
+    /// use actuator_agent::{AgentState, RunContext, RunOptions, agent_fn, limits::turn_limit};
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// let echo = agent_fn("echo", |state: AgentState, _cx, _args| async move { Ok(state) });
     /// let outer = RunContext::new().scoped(&[turn_limit(5)]);

@@ -8,8 +8,11 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use actuator_agent::{
-    AgentState, ContinueDecision, GenerateLoop, LimitKind, OnContinue, RunContext, RunOptions,
-    ToolCalls, agent_fn, message_limit, react, run, token_limit,
+    AgentState, GenerateLoop, RunContext, RunOptions, ToolCalls, agent_fn,
+    limits::{LimitKind, message_limit, token_limit},
+    react,
+    react::{ContinueDecision, OnContinue},
+    run,
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{ChatMessage, ScriptedModel};

@@ -10,7 +10,7 @@ use actuator_agent::compaction::{
     CompactionTrim, Compactor, DEFAULT_SUMMARY_PROMPT, MEMORY_SUMMARY_ADDENDUM,
     TOOL_RESULT_REMOVED,
 };
-use actuator_agent::{AgentErrorKind, RunContext, is_summary_message, react, run};
+use actuator_agent::{AgentErrorKind, RunContext, filter::is_summary_message, react, run};
 use actuator_events::{Event, EventLog};
 use actuator_model::{
     BoxFuture, ChatMessage, ChatMessageAssistant, FunctionModel, GenerateConfig, MessageContent,

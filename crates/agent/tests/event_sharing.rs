@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use actuator_agent::{AgentAttempts, AgentState, RunOptions, react, run};
+use actuator_agent::{AgentState, RunOptions, react, react::AgentAttempts, run};
 use actuator_events::{Event, EventLog, ModelEvent};
 use actuator_model::{ChatMessage, FunctionModel, ModelOutput};
 use common::{add_tool, call_add, submit};
@@ -115,7 +115,7 @@ async fn the_state_keeps_the_output_its_model_event_recorded_and_events_share_th
         "count",
         RunOptions::new()
             .events(log.clone())
-            .limits([actuator_agent::turn_limit(2)]),
+            .limits([actuator_agent::limits::turn_limit(2)]),
     )
     .await
     .unwrap();

@@ -4,7 +4,9 @@
 
 mod common;
 
-use actuator_agent::{MessageFilter, content_only, last_message, remove_tools, trim_messages};
+use actuator_agent::filter::{
+    MessageFilter, content_only, last_message, remove_tools, trim_messages,
+};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, MessageSource, ToolCall};
 use actuator_tool_core::Content;
 use common::*;

@@ -8,8 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_agent::{
-    AgentError, AgentErrorKind, AgentInput, AgentState, LimitKind, RunContext, agent_fn,
-    cost_limit, message_limit, react, run, time_limit, token_limit, turn_limit, working_limit,
+    AgentError, AgentErrorKind, AgentInput, AgentState, RunContext, agent_fn,
+    limits::{
+        LimitKind, cost_limit, message_limit, time_limit, token_limit, turn_limit, working_limit,
+    },
+    react, run,
 };
 use actuator_model::{
     ChatMessage, FunctionModel, MessageSource, ModelOutput, ModelUsage, ScriptedModel,
@@ -26,7 +29,7 @@ fn looping_model() -> Arc<FunctionModel> {
     }))
 }
 
-fn looping_agent() -> actuator_agent::ReactAgent {
+fn looping_agent() -> actuator_agent::react::ReactAgent {
     react()
         .model(looping_model())
         .no_prompt()

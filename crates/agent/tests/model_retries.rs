@@ -7,7 +7,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actuator_agent::{LimitKind, RunContext, time_limit, working_limit};
+use actuator_agent::{
+    RunContext,
+    limits::{LimitKind, time_limit, working_limit},
+};
 use actuator_events::{Event, EventLog};
 use actuator_model::{
     BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, RetryReport,

@@ -7,8 +7,11 @@ mod common;
 use std::sync::Arc;
 
 use actuator_agent::{
-    AgentInput, AgentState, Limit, LimitKind, MessageList, ReactToolChoice, RunContext, RunOptions,
-    agent_fn, message_limit, react, run, turn_limit,
+    AgentInput, AgentState, MessageList, RunContext, RunOptions, agent_fn,
+    limits::{Limit, LimitKind, message_limit, turn_limit},
+    react,
+    react::ReactToolChoice,
+    run,
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{ChatMessage, MessageSource, ScriptedModel};

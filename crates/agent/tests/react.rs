@@ -10,10 +10,17 @@ use std::sync::{Arc, Mutex};
 
 use actuator_agent::compaction::{Compacted, CompactionStrategy, CompactionThreshold};
 use actuator_agent::{
-    AgentAttempts, AgentError, AgentPrompt, AgentState, AgentSubmit, ContextOverflow,
-    ContinueDecision, DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT,
-    DEFAULT_CONTINUE_PROMPT_NO_SUBMIT, DEFAULT_INCORRECT_MESSAGE, ModelAgent, OnContinue,
-    RunContext, react, run,
+    AgentError, AgentState, RunContext,
+    prompts::{
+        DEFAULT_ASSISTANT_PROMPT, DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT,
+        DEFAULT_INCORRECT_MESSAGE,
+    },
+    react,
+    react::{
+        AgentAttempts, AgentPrompt, AgentSubmit, ContextOverflow, ContinueDecision, ModelAgent,
+        OnContinue,
+    },
+    run,
 };
 use actuator_events::{Event, EventLog, Score};
 use actuator_model::{
@@ -243,12 +250,12 @@ async fn attempts_exhausted_stop_without_scoring_the_last() {
         s.fetch_add(1, Ordering::SeqCst);
         Box::pin(async { Score::from(0.0) })
     });
-    let attempts = attempts.incorrect_message(actuator_agent::IncorrectMessage::Fn(Arc::new(
-        |_s: &AgentState, score: &Score| {
+    let attempts = attempts.incorrect_message(actuator_agent::react::IncorrectMessage::Fn(
+        Arc::new(|_s: &AgentState, score: &Score| {
             let value = score.as_f64();
             Box::pin(async move { format!("Score {value}: try again.") })
-        },
-    )));
+        }),
+    ));
     let model = scripted(vec![submit("5"), submit("6")]);
     let agent = react()
         .model(model)
@@ -506,7 +513,7 @@ async fn overflow_recovered_by_the_truncation_filter() {
     assert_paired(&out.state.messages);
     assert!(log.events().iter().any(|e| matches!(e, Event::Info(i) if i.message == "Agent exceeded model context window, truncating messages and continuing.")));
     // A filter that does not shrink the history cannot recover.
-    let keep = actuator_agent::MessageFilter::sync(|m| m);
+    let keep = actuator_agent::filter::MessageFilter::sync(|m| m);
     let agent = react()
         .model(scripted(vec![stopped("", StopReason::ModelLength)]))
         .no_prompt()
@@ -856,7 +863,7 @@ async fn attempts_read_the_reference_score_values_and_pass_the_whole_score() {
             let verdict = v.lock().unwrap().pop().unwrap();
             Box::pin(async move { Score::new(verdict).with_explanation("off by one") })
         })
-        .incorrect_message(actuator_agent::IncorrectMessage::Fn(Arc::new(
+        .incorrect_message(actuator_agent::react::IncorrectMessage::Fn(Arc::new(
             |_s: &AgentState, score: &Score| {
                 let text = format!(
                     "{:?} because {}",

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use actuator_agent::compaction::{CompactionSummary, CompactionThreshold};
 use actuator_agent::{
-    AgentErrorKind, AgentState, LimitKind, RunContext, RunOptions, agent_fn, react, run,
-    token_limit, turn_limit,
+    AgentErrorKind, AgentState, RunContext, RunOptions, agent_fn,
+    limits::{LimitKind, token_limit, turn_limit},
+    react, run,
 };
 use actuator_events::{Event, EventLog, ModelEvent};
 use actuator_model::{

@@ -6,11 +6,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use actuator_agent::{
-    AgentErrorKind, AgentState, GenerateLoop, RunContext, ToolSet, ToolSetError, ToolSource,
-    ToolSourceError, react, run,
-};
+use actuator_agent::{AgentErrorKind, AgentState, GenerateLoop, RunContext, react, run};
 use actuator_model::{BoxFuture, ChatMessage, FunctionModel, ModelOutput, ToolCall};
+use actuator_tool_core::source::{ToolSet, ToolSetError, ToolSource, ToolSourceError};
 use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure};
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use actuator_agent::Limit;
+use actuator_agent::limits::Limit;
 use actuator_multi::Solver;
 use actuator_sandbox::{SandboxError, SandboxHandle};
 

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use actuator_agent::message_limit;
+use actuator_agent::limits::message_limit;
 use actuator_eval::{EvalOptions, FailOnError, LogFormat, Sample, eval, read_eval_log};
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use actuator_agent::{Agent, AgentInput, Limit, RunContext, RunOptions};
+use actuator_agent::{Agent, AgentInput, RunContext, RunOptions, limits::Limit};
 use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_model::{ChatMessage, MessageContent};
 use actuator_tool_core::{

@@ -3,7 +3,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use actuator_agent::{Agent, AgentInput, AgentState, Limit, MessageFilter, RunContext, RunOptions};
+use actuator_agent::{
+    Agent, AgentInput, AgentState, RunContext, RunOptions, filter::MessageFilter, limits::Limit,
+};
 use actuator_events::{RunsAgent, ToolCallAgent};
 use actuator_exec::{ConversationHandler, ConversationTool, ConversationToolOutput};
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall};
@@ -69,7 +71,7 @@ impl HandoffBuilder {
         self
     }
 
-    /// Filters the messages the agent adds (default: [`content_only`](actuator_agent::content_only)).
+    /// Filters the messages the agent adds (default: [`content_only`](actuator_agent::filter::content_only)).
     #[must_use]
     pub fn output_filter(mut self, filter: Option<MessageFilter>) -> Self {
         self.output_filter = filter;

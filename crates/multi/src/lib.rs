@@ -42,7 +42,7 @@
 //! tool's result. A limit the agent hits is a tool error the calling model reads.
 //!
 //! ```
-//! use actuator_agent::{react, turn_limit};
+//! use actuator_agent::{react, limits::turn_limit};
 //! use actuator_model::ScriptedModel;
 //! use actuator_multi::as_tool;
 //!

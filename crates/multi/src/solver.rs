@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use actuator_agent::{Agent, AgentError, AgentInput, AgentState, Limit, RunContext, RunOptions};
+use actuator_agent::{
+    Agent, AgentError, AgentInput, AgentState, RunContext, RunOptions, limits::Limit,
+};
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

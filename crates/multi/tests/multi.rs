@@ -5,8 +5,12 @@
 use std::sync::Arc;
 
 use actuator_agent::{
-    AgentPrompt, AgentState, FnAgent, LimitKind, MessageFilter, RunContext, agent_fn,
-    message_limit, react, run, token_limit, turn_limit,
+    AgentState, FnAgent, RunContext, agent_fn,
+    filter::MessageFilter,
+    limits::{LimitKind, message_limit, token_limit, turn_limit},
+    react,
+    react::AgentPrompt,
+    run,
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{

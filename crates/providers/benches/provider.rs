@@ -42,7 +42,11 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
-use actuator_agent::{ContinueDecision, OnContinue, RunContext, RunOptions, react, run};
+use actuator_agent::{
+    RunContext, RunOptions, react,
+    react::{ContinueDecision, OnContinue},
+    run,
+};
 use actuator_events::{EventLog, SharedMessages};
 use actuator_exec::ExecuteOptions;
 use actuator_model::{ChatMessage, GenerateConfig, Model};

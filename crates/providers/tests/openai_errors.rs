@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use actuator_agent::{RunContext, working_limit};
+use actuator_agent::{RunContext, limits::working_limit};
 use actuator_events::{Event, EventLog};
 use actuator_model::{ChatMessage, GenerateConfig, StopReason};
 use actuator_providers::{ModelOptions, ProviderError};

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_agent::{AgentSubmit, RunOptions, react, run};
+use actuator_agent::{RunOptions, react, react::AgentSubmit, run};
 use actuator_model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator_sandbox::{LocalSandbox, SandboxHandle, testing};
 use actuator_tools::{BashOptions, ShellOptions, bash, python, text_editor};

@@ -36,7 +36,7 @@ use crate::filter::{is_summary_message, partition_messages};
 /// ```
 /// use std::sync::Arc;
 /// use actuator_agent::compaction::{CompactionStrategy, CompactionSummary};
-/// use actuator_agent::{RunContext, is_summary_message};
+/// use actuator_agent::{RunContext, filter::is_summary_message};
 /// use actuator_model::{ChatMessage, FunctionModel, ModelOutput};
 ///
 /// let model = FunctionModel::new("m", |_input, _tools| {

@@ -26,7 +26,7 @@ impl RunContext {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use actuator_agent::{RunContext, run, turn_limit};
+    /// use actuator_agent::{RunContext, run, limits::turn_limit};
     /// use actuator_model::{GenerateConfig, ModelOutput, ScriptedModel};
     /// use actuator_tool_core::ToolChoice;
     ///

@@ -241,7 +241,7 @@ impl RunContext {
     /// scope reports nothing used.
     ///
     /// ```
-    /// use actuator_agent::{RunContext, token_limit};
+    /// use actuator_agent::{RunContext, limits::token_limit};
     /// use actuator_model::ModelUsage;
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// let cx = RunContext::new().scoped(&[token_limit(1_000)]);
@@ -434,7 +434,8 @@ impl RunContext {
     /// fails is an [`AgentErrorKind::Tools`](crate::AgentErrorKind) error for the turn.
     ///
     /// ```
-    /// use actuator_agent::{RunContext, ToolSet};
+    /// use actuator_agent::RunContext;
+    /// use actuator_tool_core::source::ToolSet;
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// let tools = RunContext::new().resolve_tools(&ToolSet::new()).await.unwrap();
     /// assert!(tools.is_empty());

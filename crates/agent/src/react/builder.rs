@@ -213,7 +213,7 @@ impl ReactBuilder {
     /// first tool forced does.
     ///
     /// ```
-    /// use actuator_agent::{ReactToolChoice, react, run};
+    /// use actuator_agent::{react, run, react::ReactToolChoice};
     /// use actuator_model::{ModelOutput, ScriptedModel};
     /// use actuator_tool_core::ToolChoice;
     ///

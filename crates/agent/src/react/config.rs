@@ -195,7 +195,7 @@ impl AgentAttempts {
     /// `1`, …) is correct.
     ///
     /// ```
-    /// use actuator_agent::{AgentAttempts, AgentState};
+    /// use actuator_agent::{AgentState, react::AgentAttempts};
     /// use actuator_events::Score;
     /// let attempts = AgentAttempts::new(3).scorer(|state: &AgentState| {
     ///     let right = state.output().completion().contains("42");
@@ -309,7 +309,7 @@ pub enum ContextOverflow {
     /// Stop.
     #[default]
     Disabled,
-    /// Trim the conversation ([`trim_messages`](crate::trim_messages), keeping 70%).
+    /// Trim the conversation ([`trim_messages`](crate::filter::trim_messages), keeping 70%).
     Auto,
     /// Apply this filter.
     Filter(MessageFilter),
@@ -334,7 +334,7 @@ pub trait ModelAgent: Send + Sync {
 /// [`ReactBuilder::tool_choice`](super::ReactBuilder::tool_choice).
 ///
 /// ```
-/// use actuator_agent::ReactToolChoice;
+/// use actuator_agent::react::ReactToolChoice;
 /// use actuator_tool_core::ToolChoice;
 ///
 /// // Force `search` on the first turn, then let the model choose.

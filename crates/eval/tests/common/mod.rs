@@ -100,9 +100,9 @@ fn last_tool_answer(messages: &[ChatMessage]) -> String {
 pub fn arithmetic_task(samples: usize) -> Task {
     let agent = react()
         .name("arithmetic")
-        .prompt(actuator_agent::AgentPrompt {
+        .prompt(actuator_agent::react::AgentPrompt {
             instructions: Some("Use add, then submit.".into()),
-            ..actuator_agent::AgentPrompt::none()
+            ..actuator_agent::react::AgentPrompt::none()
         })
         .tools([add_tool()])
         .model(arithmetic_model())
