@@ -74,10 +74,10 @@ async fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             // The providers' errors say what to do (which variable to set, ...): show them as
-            // written, not as Debug.
+            // written, with their causes, not as Debug.
             #[allow(clippy::print_stderr)]
             {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", actuator::tool_core::ErrorChain(&*e));
             }
             std::process::ExitCode::FAILURE
         }

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::error::{DatasetError, RecordError};
+use crate::error::{DatasetError, JsonSyntaxError, RecordError};
 use crate::sample::{Dataset, FieldSpec};
 
 /// One record of a file: its 1-based line and record number, and its fields.
@@ -44,7 +44,12 @@ impl Dataset {
     /// let err = Dataset::from_json_reader(text.as_bytes(), "qa.jsonl", &FieldSpec::default())
     ///     .unwrap_err();
     /// assert!(matches!(err, DatasetError::Record { line: 2, record: Some(2), .. }), "{err}");
-    /// assert_eq!(err.to_string(), "Invalid dataset qa.jsonl, line 2 (record 2): the record has no 'input' field");
+    /// // The message says where; its source says what is wrong there.
+    /// assert_eq!(err.to_string(), "Invalid dataset qa.jsonl, line 2 (record 2)");
+    /// assert_eq!(
+    ///     actuator_tool_core::ErrorChain(&err).to_string(),
+    ///     "Invalid dataset qa.jsonl, line 2 (record 2): the record has no 'input' field"
+    /// );
     /// ```
     pub fn from_json_reader(
         mut reader: impl Read,
@@ -214,7 +219,7 @@ fn json_array(bytes: &[u8], path: &Path) -> Result<Vec<Located>, DatasetError> {
 fn json_error(source: serde_json::Error) -> RecordError {
     RecordError::Json {
         column: u64::try_from(source.column()).unwrap_or(u64::MAX),
-        source,
+        source: JsonSyntaxError::new(source),
     }
 }
 

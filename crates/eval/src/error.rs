@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum DatasetError {
     /// The file could not be opened or read.
-    #[error("Cannot read the dataset {path}: {source}")]
+    #[error("Cannot read the dataset {path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -17,7 +17,7 @@ pub enum DatasetError {
         source: std::io::Error,
     },
     /// A record, or the file around it, is malformed.
-    #[error("Invalid dataset {path}, line {line}{}: {source}", .record.map_or(String::new(), |n| format!(" (record {n})")))]
+    #[error("Invalid dataset {path}, line {line}{}", .record.map_or(String::new(), |n| format!(" (record {n})")))]
     Record {
         /// The file.
         path: PathBuf,
@@ -45,20 +45,20 @@ pub enum DatasetError {
 #[non_exhaustive]
 pub enum RecordError {
     /// The text is not valid UTF-8.
-    #[error("not valid UTF-8: {0}")]
+    #[error("not valid UTF-8")]
     Utf8(#[source] std::str::Utf8Error),
     /// The text is not valid JSON (the column is within the line).
-    #[error("not valid JSON at column {column}: {}", without_position(.source))]
+    #[error("not valid JSON at column {column}")]
     Json {
         /// The 1-based column (in bytes) where the JSON stops being valid.
         column: u64,
         /// The parser's error.
         #[source]
-        source: serde_json::Error,
+        source: JsonSyntaxError,
     },
     /// The text is not valid CSV (a row with the wrong number of fields, invalid UTF-8 in a
     /// field).
-    #[error("not valid CSV: {0}")]
+    #[error("not valid CSV")]
     Csv(#[source] csv::Error),
     /// The record is JSON but not an object.
     #[error("the record is not a JSON object")]
@@ -70,7 +70,7 @@ pub enum RecordError {
         field: String,
     },
     /// A field's value has the wrong type.
-    #[error("'{field}' is not {expected}: {source}")]
+    #[error("'{field}' is not {expected}")]
     WrongType {
         /// The field.
         field: String,
@@ -82,16 +82,33 @@ pub enum RecordError {
     },
 }
 
-/// serde_json's message without its ` at line L column C` (the line is the dataset's, given
-/// separately, and the column is shown by [`RecordError::Json`]).
-fn without_position(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    match text.strip_suffix(&suffix) {
-        Some(message) => message.to_owned(),
-        None => text,
+/// serde_json's error for a record that is not valid JSON, worded without serde_json's
+/// ` at line L column C`: the line there is the line within the record, which would read as a
+/// second, wrong line number beside the dataset's ([`DatasetError::Record`] gives the line,
+/// [`RecordError::Json`] the column). [`get`](Self::get) is the parser's error itself.
+#[derive(Debug)]
+pub struct JsonSyntaxError(serde_json::Error);
+
+impl JsonSyntaxError {
+    pub(crate) fn new(error: serde_json::Error) -> Self {
+        JsonSyntaxError(error)
+    }
+
+    /// The parser's error, position included.
+    pub fn get(&self) -> &serde_json::Error {
+        &self.0
     }
 }
+
+impl std::fmt::Display for JsonSyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        let suffix = format!(" at line {} column {}", self.0.line(), self.0.column());
+        f.write_str(text.strip_suffix(&suffix).unwrap_or(&text))
+    }
+}
+
+impl std::error::Error for JsonSyntaxError {}
 
 impl DatasetError {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
@@ -134,7 +151,7 @@ pub struct ScoreError {
 #[non_exhaustive]
 pub enum LogError {
     /// The file system refused.
-    #[error("Cannot write or read the log {path}: {source}")]
+    #[error("Cannot write or read the log {path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -147,9 +164,9 @@ pub enum LogError {
     /// [`read_eval_log`](crate::read_eval_log) and the reference still read, every sample
     /// written before.
     #[error(
-        "Cannot write the log {path} while {action}: {source}. The file keeps what was \
-         written before and still reads (read_eval_log, inspect view); free disk space, or \
-         make the file writable, and run the samples missing from it again."
+        "Cannot write the log {path} while {action} (the file keeps what was written \
+         before, which read_eval_log and inspect view still read; free disk space or make \
+         the file writable, then run the samples missing from it again)"
     )]
     Write {
         /// The file.

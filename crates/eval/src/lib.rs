@@ -40,7 +40,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod error;
-pub use error::{DatasetError, EvalError, LogError, RecordError, ScoreError};
+pub use error::{DatasetError, EvalError, JsonSyntaxError, LogError, RecordError, ScoreError};
 
 mod dataset_files;
 mod sample;

@@ -1,5 +1,6 @@
 //! `eval`: every sample of a task, concurrently, into a log, with metrics at the end.
 
+use actuator_tool_core::ErrorChain;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -301,7 +302,7 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         {
             // The log cannot take more: end the run, and the log with what it holds.
             status = "error";
-            failure = Some(EvalErrorInfo::new(e.to_string()));
+            failure = Some(EvalErrorInfo::new(ErrorChain(&e).to_string()));
             write_failure = Some(e);
             break;
         }

@@ -1,6 +1,7 @@
 //! One sample, one epoch: the solver under the task's limits, retries on error, the scorers,
 //! and the sample's log entry.
 
+use actuator_tool_core::ErrorChain;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -105,7 +106,8 @@ fn sample_context(task: &Task, log: Arc<dyn EventSink>) -> (RunContext, Option<E
         Ok(Err(e)) => (
             base.scoped(&task.limits),
             Some(EvalErrorInfo::new(format!(
-                "The sample's sandbox could not be made: {e}"
+                "The sample's sandbox could not be made: {}",
+                ErrorChain(&e)
             ))),
         ),
         Err(panicked) => (base.scoped(&task.limits), Some(panicked)),
@@ -133,7 +135,7 @@ async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32)
             Ok(Err(e)) => match e.limit() {
                 // The task's own limits end the sample normally: it is scored on what it did.
                 Some(l) if cx.owns(l) => limit = Some(l.clone()),
-                _ => error = Some(EvalErrorInfo::new(e.to_string())),
+                _ => error = Some(EvalErrorInfo::new(ErrorChain(&e).to_string())),
             },
             Err(panicked) => error = Some(panicked),
         }
@@ -158,7 +160,7 @@ async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32)
                     scores.push(Some(score));
                 }
                 Ok((_, Err(e))) => {
-                    error = Some(EvalErrorInfo::new(e.to_string()));
+                    error = Some(EvalErrorInfo::new(ErrorChain(&e).to_string()));
                     scores.push(None);
                 }
                 Err(panicked) => {

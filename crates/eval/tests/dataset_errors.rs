@@ -4,10 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use actuator_tool_core::ErrorChain;
 use std::error::Error as _;
 use std::path::{Path, PathBuf};
 
-use actuator_eval::{Dataset, DatasetError, FieldSpec, RecordError, SampleInput};
+use actuator_eval::{Dataset, DatasetError, FieldSpec, JsonSyntaxError, RecordError, SampleInput};
 
 fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.path().join(name);
@@ -15,9 +16,13 @@ fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-/// The error's file, line, record and cause; its message names the file and the line.
+/// The error's file, line, record and cause; its message names the file and the line, and its
+/// chain (`ErrorChain`) says what is wrong there, once: the message does not repeat its source.
 fn located(err: DatasetError, file: &Path) -> (u64, Option<u64>, RecordError) {
-    let text = err.to_string();
+    let own = err.to_string();
+    let cause = std::error::Error::source(&err).unwrap().to_string();
+    assert!(!own.contains(&cause), "{own} repeats its source {cause}");
+    let text = ErrorChain(&err).to_string();
     let DatasetError::Record {
         path,
         line,
@@ -72,7 +77,7 @@ fn a_json_lines_row_that_is_not_json_names_its_line_and_column() {
         b"{\"input\": \"ok\"}\r\n{\"input\": ok}\r\n",
     );
     let err = json(&path);
-    let text = err.to_string();
+    let text = ErrorChain(&err).to_string();
     let (line, record, source) = located(err, &path);
     assert_eq!((line, record), (2, Some(2)));
     let RecordError::Json { column, .. } = &source else {
@@ -84,7 +89,8 @@ fn a_json_lines_row_that_is_not_json_names_its_line_and_column() {
     assert!(text.contains("not valid JSON at column 11"), "{text}");
     // The parser's error is the cause of the cause.
     let cause = source.source().unwrap();
-    assert!(cause.downcast_ref::<serde_json::Error>().is_some());
+    let syntax = cause.downcast_ref::<JsonSyntaxError>().unwrap();
+    assert_eq!(syntax.get().column(), 11);
 }
 
 #[test]
@@ -106,7 +112,8 @@ fn a_missing_input_field_names_the_line_in_every_format() {
     );
     let err = json(&path);
     assert!(
-        err.to_string()
+        ErrorChain(&err)
+            .to_string()
             .ends_with("line 2 (record 2): the record has no 'input' field"),
         "{err}"
     );
@@ -139,7 +146,8 @@ fn an_input_list_that_is_not_messages_is_a_wrong_type_on_its_line() {
     );
     let err = json(&path);
     assert!(
-        err.to_string()
+        ErrorChain(&err)
+            .to_string()
             .contains("'input' is not a list of messages"),
         "{err}"
     );
@@ -231,7 +239,7 @@ fn a_missing_file_is_an_io_error_naming_it() {
         csv(&dir.path().join("nope.csv")),
     ] {
         assert!(matches!(err, DatasetError::Io { .. }), "{err}");
-        assert!(err.to_string().contains("nope."), "{err}");
+        assert!(ErrorChain(&err).to_string().contains("nope."), "{err}");
         assert_eq!(err.line(), None);
         assert!(err.source().is_some());
     }
@@ -260,7 +268,8 @@ fn readers_take_any_reader_and_name_it_in_errors() {
     assert_eq!(ds.location.as_deref(), Some("mem/qa.jsonl"));
     let err = Dataset::from_csv_reader(&b"input\n\xff\n"[..], "mem/qa.csv", &spec).unwrap_err();
     assert!(
-        err.to_string()
+        ErrorChain(&err)
+            .to_string()
             .starts_with("Invalid dataset mem/qa.csv, line 2 (record 1): "),
         "{err}"
     );

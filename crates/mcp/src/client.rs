@@ -5,13 +5,13 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
+use actuator_tool_core::ErrorChain;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
 use rmcp::{ClientHandler, ServiceExt};
 
 use crate::config::{McpServer, Transport};
 use crate::error::McpError;
-use crate::http_client::with_causes;
 use crate::progress::{Observed, ProgressRouter};
 
 /// Receives the server's notifications: a list-changed marks the tool list stale.
@@ -304,10 +304,10 @@ fn handshake_error(server: &McpServer, error: &rmcp::service::ClientInitializeEr
                         to: scrub(&refused.to),
                     };
                 }
-                with_causes(e)
+                ErrorChain(e).to_string()
             }
-            Some(other) => with_causes(other),
-            None => with_causes(&*error.error),
+            Some(other) => ErrorChain(other).to_string(),
+            None => ErrorChain(&*error.error).to_string(),
         };
         return McpError::Connect {
             server: server.name.clone(),
@@ -316,6 +316,6 @@ fn handshake_error(server: &McpServer, error: &rmcp::service::ClientInitializeEr
     }
     McpError::Handshake {
         server: server.name.clone(),
-        reason: scrub(&with_causes(error)),
+        reason: scrub(&ErrorChain(error).to_string()),
     }
 }

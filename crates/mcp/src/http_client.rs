@@ -119,22 +119,6 @@ fn parse_roots(
     Ok(certs)
 }
 
-/// An error with its causes (`a: b: c`), as reqwest's own message leaves out why a
-/// connection failed (a refused connection, an untrusted certificate).
-pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,7 +49,7 @@ pub struct ToolArguments {
 
 /// Text that is not a JSON object was given as a tool call's arguments.
 #[derive(Debug, thiserror::Error)]
-#[error("tool call arguments must be a JSON object: {0}")]
+#[error("tool call arguments must be a JSON object")]
 pub struct ToolArgumentsError(#[from] serde_json::Error);
 
 impl ToolArguments {

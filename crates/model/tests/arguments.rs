@@ -46,9 +46,16 @@ fn what_is_not_an_object_is_refused() {
     ] {
         let err = ToolArguments::from_json(bad).unwrap_err();
         assert!(
-            err.to_string()
+            actuator_tool_core::ErrorChain(&err)
+                .to_string()
                 .starts_with("tool call arguments must be a JSON object: "),
             "{bad}: {err}"
+        );
+        // The parser's error is the cause, not repeated in the message.
+        assert!(
+            std::error::Error::source(&err)
+                .unwrap()
+                .is::<serde_json::Error>()
         );
     }
     let mut deep = "1".to_owned();

@@ -269,7 +269,10 @@ impl Transport {
             SseError::TooLarge { limit } => ProviderError::EventTooLarge { provider, limit },
             other => ProviderError::MalformedResponse {
                 provider,
-                message: format!("the event stream cannot be read: {other}"),
+                message: format!(
+                    "the event stream cannot be read: {}",
+                    actuator_tool_core::ErrorChain(&other)
+                ),
             },
         }
     }

@@ -30,7 +30,7 @@ pub(crate) enum SseError {
     #[error("one server-sent event is larger than the limit of {limit} bytes")]
     TooLarge { limit: usize },
     /// An event's data or name is not UTF-8.
-    #[error("a server-sent event is not UTF-8: {0}")]
+    #[error("a server-sent event is not UTF-8")]
     Utf8(#[from] std::str::Utf8Error),
 }
 

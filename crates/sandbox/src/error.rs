@@ -1,7 +1,7 @@
 //! [`SandboxError`]: everything that can go wrong in a sandbox, and how each case reaches a
 //! model as a [`ToolError`].
 
-use actuator_tool_core::{ToolError, ToolErrorKind};
+use actuator_tool_core::{ErrorChain, ToolError, ToolErrorKind};
 
 /// An error from a [`Sandbox`](crate::Sandbox) operation.
 ///
@@ -175,9 +175,9 @@ impl SandboxError {
             | SandboxError::BubblewrapRefused { .. }
             | SandboxError::Unavailable { .. }
             | SandboxError::SupervisorMisbehaved { .. }) => {
-                ToolError::sandbox_unavailable(chain_text(&other))
+                ToolError::sandbox_unavailable(ErrorChain(&other).to_string())
             }
-            other => ToolError::new(chain_text(&other)),
+            other => ToolError::new(ErrorChain(&other).to_string()),
         }
     }
 }
@@ -209,19 +209,6 @@ impl SandboxError {
     pub fn combine(stdout: &str, stderr: &str) -> String {
         combine_output(stdout, stderr)
     }
-}
-
-/// An error's message followed by its sources' (`message: source: …`): a model has no
-/// `source()` to follow, so it reads the whole chain.
-fn chain_text(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Python's reason for a UTF-8 decoding failure.

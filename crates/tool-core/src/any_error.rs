@@ -58,7 +58,7 @@ fn from_other(err: &(dyn Error + 'static)) -> ToolFailure {
             ToolError::unicode_decode("utf-8", "unexpected end of data").into()
         }
         Some(_) => ToolError::unicode_decode("utf-8", "invalid start byte").into(),
-        None => ToolError::new(err.to_string()).into(),
+        None => ToolError::new(crate::ErrorChain(err).to_string()).into(),
     }
 }
 

@@ -36,6 +36,9 @@ pub use error::{
     format_amount, format_limit, limit_exceeded_text,
 };
 
+mod error_chain;
+pub use error_chain::ErrorChain;
+
 mod choice;
 pub use choice::ToolChoice;
 

@@ -12,6 +12,7 @@
 //! overwrites the zip's old directory, so the writer keeps a copy of it and puts it back,
 //! cutting the file where it ended; the samples of the failed write stay buffered.
 
+use actuator_tool_core::ErrorChain;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -246,7 +247,7 @@ impl LogWriter {
             Some(e) => {
                 let mut failed = header.clone();
                 failed.status = "error".into();
-                failed.error = Some(EvalErrorInfo::new(e.to_string()));
+                failed.error = Some(EvalErrorInfo::new(ErrorChain(e).to_string()));
                 self.write_end(&failed)
             }
         };
