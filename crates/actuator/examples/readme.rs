@@ -1,0 +1,78 @@
+//! The README's code blocks, each verbatim inside a function so that it compiles: the test
+//! `tests/readme_code.rs` checks that every ```rust block of the README appears here, so the
+//! README cannot show code that does not build. Not meant to be run.
+#![allow(dead_code, unused_variables, clippy::print_stdout)]
+
+type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// README: the first example.
+#[rustfmt::skip]
+async fn first_example(script: Vec<actuator::model::ModelOutput>) -> Result {
+    use actuator::prelude::*;
+
+    /// Add two integers.
+    ///
+    /// # Arguments
+    /// * `x` - First addend.
+    /// * `y` - Second addend.
+    #[tool]
+    async fn add(x: i64, y: i64) -> i64 { x + y }
+
+    let model = ScriptedModel::new(script);   // or get_model("openai/gpt-4.1-mini")?, or any `Model`
+    let agent = react().tools([add_tool()]).model(model).build()?;
+    let result = run(&agent, "What is 3 + 4?", [turn_limit(10)]).await?;
+    println!("{}", result.state.output().completion());
+    Ok(())
+}
+
+/// README: a struct parameter and `?` in a tool.
+#[rustfmt::skip]
+mod tool_input_example {
+    use actuator::prelude::*;
+
+    /// Which results to keep.
+    #[tool_input]
+    struct Filter {
+        /// Only results in this language.
+        language: Option<String>,
+    }
+
+    /// Search the documentation.
+    ///
+    /// # Arguments
+    /// * `query` - What to search for.
+    /// * `filter` - Which results to keep.
+    #[tool]
+    async fn search(query: String, filter: Filter) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+        let index = std::fs::read_to_string("index.txt")?;
+        Ok(format!("{} hits for {query} ({:?})", index.matches(&query).count(), filter.language))
+    }
+}
+
+/// README: real models.
+#[rustfmt::skip]
+fn real_models() -> Result {
+    let model = actuator::providers::get_model("openai/gpt-4.1-mini")?;      // OPENAI_API_KEY
+    let model = actuator::providers::get_model("anthropic/claude-sonnet-4-5")?; // ANTHROPIC_API_KEY
+    let model = actuator::providers::get_model("openai-api/together/meta-llama/Llama-3.3-70B")?; // TOGETHER_API_KEY, TOGETHER_BASE_URL
+    let model = actuator::providers::get_model("vllm/Qwen/Qwen3-8B")?;       // VLLM_BASE_URL or localhost:8000
+    Ok(())
+}
+
+/// README: an MCP server's tools.
+#[rustfmt::skip]
+fn mcp_example(model: actuator::model::ScriptedModel) -> Result {
+    use std::sync::Arc;
+    use actuator::prelude::*;
+
+    use actuator::mcp::{McpClient, McpServer, mcp_tools};
+
+    let fs = McpClient::new(McpServer::stdio("npx", ["-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"]));
+    let agent = react()
+        .tool_source(Arc::new(mcp_tools(&fs).prefix("fs_").filter(["read_*", "write_file"])?))
+        .model(model)
+        .build()?;
+    Ok(())
+}
+
+fn main() {}
