@@ -22,7 +22,7 @@ pub enum AgentErrorKind {
     /// enclosing run's limit hit inside a tool is [`AgentErrorKind::Limit`] instead.
     #[error(transparent)]
     Exec(ExecError),
-    /// The turn's tools could not be resolved: a [`ToolSource`](crate::ToolSource) failed to
+    /// The turn's tools could not be resolved: a [`ToolSource`](actuator_tool_core::source::ToolSource) failed to
     /// list its tools, or the resolved set is invalid (a duplicate name, D7).
     #[error(transparent)]
     Tools(#[from] ToolSetError),

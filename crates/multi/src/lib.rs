@@ -10,7 +10,7 @@
 //! | answer one question, in isolation, like a function | [`as_tool`] | a tool `{name}(input)` whose result is the agent's final text |
 //! | solve a whole task of an evaluation | [`as_solver`] | a [`Solver`] over a [`TaskState`] |
 //!
-//! Each takes any agent (a [`react`](actuator_agent::react) agent, an `agent_fn`, an
+//! Each takes any agent (a [`react`](actuator_agent::react()) agent, an `agent_fn`, an
 //! `#[agent]`, an `Arc` of one), is configured by a small builder (description, the agent's own
 //! limits, arguments fixed in advance with `curry`) and checked when built.
 //!

@@ -24,7 +24,7 @@ use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT}
 use crate::state::AgentState;
 use actuator_tool_core::source::{ToolSet, ToolSource};
 
-/// A react agent. Build one with [`react`](crate::react).
+/// A react agent. Build one with [`react`](crate::react()).
 pub struct ReactAgent {
     pub(super) name: String,
     pub(super) description: Option<String>,
