@@ -43,11 +43,13 @@
 //! [`ModelError::Api`]: actuator_model::ModelError::Api
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod builtin;
 mod check;
 mod error;
 mod http;
 mod options;
 mod registry;
+mod resolve;
 mod retry;
 mod secrets;
 mod sse;
@@ -65,7 +67,7 @@ pub use error::ProviderError;
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiChat;
 pub use options::ModelOptions;
-pub use registry::{get_model, get_model_with};
+pub use registry::{get_model, get_model_with, register_provider, registered_providers};
 pub use retry::RetryPolicy;
 pub use sse::DEFAULT_MAX_SSE_EVENT_BYTES;
 
