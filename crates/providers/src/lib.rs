@@ -16,6 +16,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! - **Open registry**: a crate outside Actuator adds a provider prefix (`bedrock/…`) with
+//!   [`register_provider`]; the built-in prefixes are registered the same way
+//!   ([`registered_providers`] lists them all).
 //! - **Wire formats**: OpenAI Chat Completions ([`OpenAiChat`], feature `openai`), which every
 //!   OpenAI-compatible server speaks, and Anthropic Messages ([`AnthropicMessages`], feature
 //!   `anthropic`).
