@@ -69,7 +69,7 @@ pub use error::ProviderError;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiChat;
-pub use options::ModelOptions;
+pub use options::{EnvLookup, ModelOptions};
 pub use registry::{get_model, get_model_with, register_provider, registered_providers};
 pub use retry::RetryPolicy;
 pub use sse::DEFAULT_MAX_SSE_EVENT_BYTES;

@@ -9,6 +9,10 @@ use actuator_model::{GenerateConfig, ModelOutput};
 
 use crate::retry::RetryPolicy;
 
+/// Where [`ModelOptions`] reads environment variables from ([`ModelOptions::env`]): a
+/// variable's name to its value, `None` when unset.
+pub type EnvLookup = dyn Fn(&str) -> Option<String> + Send + Sync;
+
 /// Options for [`get_model_with`](crate::get_model_with): everything given here wins over the
 /// environment variables.
 ///
@@ -57,7 +61,7 @@ pub struct ModelOptions {
     pub max_sse_event_bytes: Option<usize>,
     /// Where environment variables are read from ([`ModelOptions::env`]; read them with
     /// [`ModelOptions::env_var`]).
-    pub env: Option<Arc<dyn Fn(&str) -> Option<String> + Send + Sync>>,
+    pub env: Option<Arc<EnvLookup>>,
     /// The outputs `mockllm/model` returns ([`ModelOptions::script`]).
     pub script: Option<Vec<ModelOutput>>,
 }
