@@ -38,7 +38,9 @@ pub use conversation::{
 mod error;
 pub use error::ExecError;
 
+mod call;
 mod execute;
+mod options;
 mod pipeline;
 mod runner;
 mod spread;
@@ -46,6 +48,5 @@ mod spread;
 /// tool-core.
 #[doc(no_inline)]
 pub use actuator_tool_core::check_tool_names;
-pub use execute::{
-    CANCELLED_BY_SIBLING, ExecuteOptions, ExecuteToolsResult, execute_tools, plan_stages,
-};
+pub use execute::{ExecuteToolsResult, execute_tools, plan_stages};
+pub use options::{CANCELLED_BY_SIBLING, ExecuteOptions};

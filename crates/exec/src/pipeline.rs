@@ -16,8 +16,8 @@ use futures_util::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
+use crate::call::{Attempt, CallNames, Runner, Stop};
 use crate::conversation::ConversationHandler;
-use crate::runner::{Attempt, CallNames, Runner, Stop};
 
 /// A call after the checks that need no waiting (steps 1–4).
 pub(crate) struct Checked<'a> {

@@ -22,8 +22,9 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use crate::execute::ExecuteOptions;
-use crate::runner::{CallDone, Runner, Stop, ToolNames};
+use crate::call::{Runner, Stop, ToolNames};
+use crate::options::ExecuteOptions;
+use crate::runner::CallDone;
 
 /// The fewest calls of a parallel stage that are spread. Spreading costs a copy of the
 /// stage's calls and a few spawns and cross-thread wake-ups, which only pays when there are

@@ -196,6 +196,19 @@ impl ErrorCause {
         ErrorCause(Arc::new(error))
     }
 
+    /// Keeps an already boxed `error` as a cause, as its own type (which
+    /// [`ErrorCause::downcast_ref`] still reaches): a boxed error is not itself an `Error`.
+    ///
+    /// ```
+    /// use actuator_model::ErrorCause;
+    /// let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(std::io::Error::other("refused"));
+    /// let cause = ErrorCause::from_boxed(boxed);
+    /// assert!(cause.downcast_ref::<std::io::Error>().is_some());
+    /// ```
+    pub fn from_boxed(error: Box<dyn std::error::Error + Send + Sync + 'static>) -> Self {
+        ErrorCause(Arc::from(error))
+    }
+
     /// The cause.
     pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
         &*self.0

@@ -30,15 +30,38 @@ use actuator_model::{ErrorCause, ModelError};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProviderError {
-    /// The model name's provider prefix is not one Actuator knows.
+    /// The model name's provider prefix is neither built in nor registered.
     #[error(
-        "Unknown model provider `{provider}` in `{model}`. Use one of: openai/<model>, anthropic/<model>, openai-api/<service>/<model>, vllm/<model>, ollama/<model>, llama-cpp/<model>, llama-cpp-python/<model>, mockllm/model."
+        "Unknown model provider `{provider}` in `{model}`. Use one of: {}. A crate can add a provider with actuator_providers::register_provider.",
+        .known.join(", ")
     )]
     UnknownProvider {
         /// The prefix given.
         provider: String,
         /// The whole model name.
         model: String,
+        /// The form of each known provider's names (`openai/<model>`,
+        /// `openai-api/<service>/<model>` …), sorted by prefix.
+        known: Vec<String>,
+    },
+    /// A provider prefix was registered twice ([`register_provider`](crate::register_provider)).
+    #[error(
+        "The model provider prefix `{provider}` is already registered (a built-in provider's, or registered before); each prefix is registered once, so choose another."
+    )]
+    DuplicateProvider {
+        /// The prefix.
+        provider: String,
+    },
+    /// A registered provider's factory failed with an error of its own, kept as the source.
+    #[error("The `{provider}` provider could not make the model `{model}`")]
+    Factory {
+        /// The prefix.
+        provider: String,
+        /// The whole model name.
+        model: String,
+        /// The factory's error.
+        #[source]
+        source: ErrorCause,
     },
     /// The model name is not of the form `provider/model`.
     #[error("Invalid model name `{model}`: {reason}")]
@@ -68,7 +91,8 @@ pub enum ProviderError {
         /// The environment variable read.
         var: String,
     },
-    /// The configuration given is unusable (a base URL, a header, a retry policy).
+    /// The configuration given is unusable (a base URL, a header, a retry policy, a provider
+    /// prefix).
     #[error("Invalid configuration for {provider}: {message}")]
     InvalidConfig {
         /// The provider.
@@ -267,8 +291,11 @@ impl ProviderError {
     pub(crate) fn texts_mut(&mut self) -> Vec<&mut String> {
         use ProviderError as E;
         match self {
-            E::UnknownProvider { model, .. } | E::InvalidModelName { model, .. } => vec![model],
+            E::UnknownProvider { model, .. }
+            | E::InvalidModelName { model, .. }
+            | E::Factory { model, .. } => vec![model],
             E::MissingApiKey { .. } | E::MissingBaseUrl { .. } | E::Timeout { .. } => vec![],
+            E::DuplicateProvider { .. } => vec![],
             E::EventTooLarge { .. } | E::ResponseTooLarge { .. } => vec![],
             E::InvalidConfig { message, .. }
             | E::PermissionDenied { message, .. }

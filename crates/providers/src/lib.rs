@@ -16,6 +16,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! - **Open registry**: a crate outside Actuator adds a provider prefix (`bedrock/…`) with
+//!   [`register_provider`]; the built-in prefixes are registered the same way
+//!   ([`registered_providers`] lists them all).
 //! - **Wire formats**: OpenAI Chat Completions ([`OpenAiChat`], feature `openai`), which every
 //!   OpenAI-compatible server speaks, and Anthropic Messages ([`AnthropicMessages`], feature
 //!   `anthropic`).
@@ -43,11 +46,13 @@
 //! [`ModelError::Api`]: actuator_model::ModelError::Api
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod builtin;
 mod check;
 mod error;
 mod http;
 mod options;
 mod registry;
+mod resolve;
 mod retry;
 mod secrets;
 mod sse;
@@ -64,8 +69,8 @@ pub use error::ProviderError;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiChat;
-pub use options::ModelOptions;
-pub use registry::{get_model, get_model_with};
+pub use options::{EnvLookup, ModelOptions};
+pub use registry::{get_model, get_model_with, register_provider, registered_providers};
 pub use retry::RetryPolicy;
 pub use sse::DEFAULT_MAX_SSE_EVENT_BYTES;
 

@@ -5,12 +5,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_model::{GenerateConfig, Model, ModelOutput};
+use actuator_model::{GenerateConfig, ModelOutput};
 
-use crate::error::ProviderError;
 use crate::retry::RetryPolicy;
 
-type EnvFn = dyn Fn(&str) -> Option<String> + Send + Sync;
+/// Where [`ModelOptions`] reads environment variables from ([`ModelOptions::env`]): a
+/// variable's name to its value, `None` when unset.
+pub type EnvLookup = dyn Fn(&str) -> Option<String> + Send + Sync;
 
 /// Options for [`get_model_with`](crate::get_model_with): everything given here wins over the
 /// environment variables.
@@ -31,20 +32,38 @@ type EnvFn = dyn Fn(&str) -> Option<String> + Send + Sync;
 ///     .unwrap();
 /// assert_eq!(model.name(), "openai/gpt-4.1-mini");
 /// ```
+///
+/// The fields are public so that a provider registered from outside this crate
+/// ([`register_provider`](crate::register_provider)) can read them; set them with the setters
+/// (the struct is `#[non_exhaustive]`, so fields can be added without breaking callers).
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct ModelOptions {
-    pub(crate) api_key: Option<String>,
-    pub(crate) base_url: Option<String>,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) retry: Option<RetryPolicy>,
-    pub(crate) config: GenerateConfig,
-    pub(crate) strict_tools: Option<bool>,
-    pub(crate) stream: Option<bool>,
-    pub(crate) responses_api: Option<bool>,
-    pub(crate) max_sse_event_bytes: Option<usize>,
-    pub(crate) env: Option<Arc<EnvFn>>,
-    pub(crate) script: Option<Vec<ModelOutput>>,
+    /// The API key ([`ModelOptions::api_key`]).
+    pub api_key: Option<String>,
+    /// The base URL ([`ModelOptions::base_url`]).
+    pub base_url: Option<String>,
+    /// Extra headers sent with every request ([`ModelOptions::header`]).
+    pub headers: Vec<(String, String)>,
+    /// How long one request may take ([`ModelOptions::timeout`]).
+    pub timeout: Option<Duration>,
+    /// How failed requests are retried ([`ModelOptions::retry`]).
+    pub retry: Option<RetryPolicy>,
+    /// Default generation settings ([`ModelOptions::config`]).
+    pub config: GenerateConfig,
+    /// Whether OpenAI tools go out strict ([`ModelOptions::strict_tools`]).
+    pub strict_tools: Option<bool>,
+    /// Whether answers are streamed ([`ModelOptions::stream`]).
+    pub stream: Option<bool>,
+    /// Whether OpenAI's Responses API is used ([`ModelOptions::responses_api`]).
+    pub responses_api: Option<bool>,
+    /// The largest server-sent event ([`ModelOptions::max_sse_event_bytes`]).
+    pub max_sse_event_bytes: Option<usize>,
+    /// Where environment variables are read from ([`ModelOptions::env`]; read them with
+    /// [`ModelOptions::env_var`]).
+    pub env: Option<Arc<EnvLookup>>,
+    /// The outputs `mockllm/model` returns ([`ModelOptions::script`]).
+    pub script: Option<Vec<ModelOutput>>,
 }
 
 impl fmt::Debug for ModelOptions {
@@ -148,9 +167,9 @@ impl ModelOptions {
 
     /// The largest server-sent event a streamed answer may contain, in bytes (default
     /// [`DEFAULT_MAX_SSE_EVENT_BYTES`](crate::DEFAULT_MAX_SSE_EVENT_BYTES), 16 MiB). A
-    /// larger event ends the request with [`ProviderError::EventTooLarge`] instead of
+    /// larger event ends the request with [`ProviderError::EventTooLarge`](crate::ProviderError::EventTooLarge) instead of
     /// buffering whatever the server sends. The same limit bounds a non-streamed answer's
-    /// body ([`ProviderError::ResponseTooLarge`]); of a failed status's body at most 1 MiB is
+    /// body ([`ProviderError::ResponseTooLarge`](crate::ProviderError::ResponseTooLarge)); of a failed status's body at most 1 MiB is
     /// read.
     ///
     /// ```
@@ -194,12 +213,17 @@ impl ModelOptions {
         self
     }
 
-    /// Builds the model named `name` (see [`get_model`](crate::get_model) for the names).
-    pub fn build(&self, name: &str) -> Result<Arc<dyn Model>, ProviderError> {
-        crate::registry::build(name, self)
-    }
-
-    pub(crate) fn var(&self, name: &str) -> Option<String> {
+    /// The environment variable `name`, read where [`ModelOptions::env`] says (default: the
+    /// process environment); an empty or blank value counts as unset. For a provider's
+    /// factory ([`register_provider`](crate::register_provider)) reading its key or URL.
+    ///
+    /// ```
+    /// use actuator_providers::ModelOptions;
+    /// let options = ModelOptions::new().env(|var| (var == "ACME_API_KEY").then(|| "k".to_owned()));
+    /// assert_eq!(options.env_var("ACME_API_KEY").as_deref(), Some("k"));
+    /// assert_eq!(options.env_var("ACME_BASE_URL"), None);
+    /// ```
+    pub fn env_var(&self, name: &str) -> Option<String> {
         let value = match &self.env {
             Some(f) => f(name),
             None => std::env::var(name).ok(),

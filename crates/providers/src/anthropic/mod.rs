@@ -16,7 +16,7 @@ use crate::check::{Rules, check_conversation};
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
-use crate::registry::Resolved;
+use crate::resolve::Resolved;
 
 /// Above this `max_tokens` answers are streamed unless [`ModelOptions::stream`] says otherwise:
 /// Anthropic refuses long non-streamed requests.

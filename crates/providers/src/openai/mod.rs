@@ -18,7 +18,7 @@ use crate::check::{Rules, check_conversation};
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
-use crate::registry::{Kind, Resolved};
+use crate::resolve::{Kind, Resolved};
 
 /// A model reached through OpenAI's Chat Completions API (`POST {base_url}/chat/completions`):
 /// OpenAI itself (`openai/…`) or a compatible server (`openai-api/…`, `vllm/…`, `ollama/…`,
