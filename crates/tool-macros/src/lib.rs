@@ -169,7 +169,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// Turns an `async fn` into an agent whose parameters have a schema.
 ///
 /// ```
-/// use actuator_agent::{Agent, AgentError, AgentState, RunContext};
+/// use actuator_agent::{Agent, AgentError, AgentState, RunContext, RunOptions};
 /// use actuator_model::ChatMessage;
 /// use actuator_tool_macros::agent;
 ///
