@@ -10,7 +10,6 @@ use crate::error::ModelError;
 use crate::message::ChatMessage;
 use crate::output::ModelOutput;
 use crate::request::GenerateRequest;
-use crate::scripted::ScriptedModel;
 
 /// A language model: generates the next assistant message from a conversation and the tools on
 /// offer, given as one [`GenerateRequest`]. Object-safe, so agents hold `Arc<dyn Model>`.
@@ -117,19 +116,12 @@ impl<M: Model + ?Sized> Model for Box<M> {
 /// assert_eq!(shared_model(ScriptedModel::named("by value", [])).name(), "by value");
 /// ```
 pub fn shared_model(model: impl Model + 'static) -> Arc<dyn Model> {
-    let mut slot = Some(model);
-    // An `Arc<dyn Model>` already is what is kept: take it instead of wrapping it.
-    if let Some(shared) = (&mut slot as &mut dyn std::any::Any)
-        .downcast_mut::<Option<Arc<dyn Model>>>()
-        .and_then(Option::take)
-    {
-        return shared;
+    // An `Arc<dyn Model>` already is what is kept: share it instead of wrapping it (a count
+    // up for the copy, a count down when `model` is dropped).
+    if let Some(shared) = (&model as &dyn std::any::Any).downcast_ref::<Arc<dyn Model>>() {
+        return Arc::clone(shared);
     }
-    match slot {
-        Some(model) => Arc::new(model),
-        // Unreachable: the slot is emptied only when it held an `Arc<dyn Model>`.
-        None => Arc::new(ScriptedModel::new([])),
-    }
+    Arc::new(model)
 }
 
 /// About four characters a token, plus a few tokens of overhead per message.
@@ -214,41 +206,4 @@ pub async fn generate(
     model
         .generate(request.tools(&offered).tool_choice(&choice))
         .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::GenerateConfig;
-
-    fn say(text: &str) -> ModelOutput {
-        ModelOutput::from_content("m", text)
-    }
-
-    #[tokio::test]
-    async fn arc_and_box_of_a_model_are_models_that_forward_to_it() {
-        let input = [ChatMessage::user("hi")];
-        let config = GenerateConfig::default();
-        let inner = Arc::new(ScriptedModel::named("inner", [say("a"), say("b")]));
-        let boxed: Box<dyn Model> = Box::new(Arc::clone(&inner));
-        let out = boxed
-            .generate(GenerateRequest::new(&input).config(&config))
-            .await
-            .unwrap();
-        assert_eq!(boxed.name(), "inner");
-        assert_eq!(out.completion(), "a");
-        let shared = shared_model(Arc::clone(&inner));
-        let out = shared
-            .generate(GenerateRequest::new(&input).config(&config))
-            .await
-            .unwrap();
-        assert_eq!(out.completion(), "b");
-        assert_eq!(inner.calls(), 2);
-    }
-
-    #[test]
-    fn shared_model_keeps_an_arc_dyn_model_as_it_is() {
-        let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
-        assert!(Arc::ptr_eq(&shared_model(Arc::clone(&shared)), &shared));
-    }
 }

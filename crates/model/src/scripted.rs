@@ -169,3 +169,41 @@ impl Model for FunctionModel {
         Box::pin(std::future::ready(result))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GenerateConfig;
+    use crate::model::shared_model;
+
+    fn say(text: &str) -> ModelOutput {
+        ModelOutput::from_content("m", text)
+    }
+
+    #[tokio::test]
+    async fn arc_and_box_of_a_model_are_models_that_forward_to_it() {
+        let input = [ChatMessage::user("hi")];
+        let config = GenerateConfig::default();
+        let inner = Arc::new(ScriptedModel::named("inner", [say("a"), say("b")]));
+        let boxed: Box<dyn Model> = Box::new(Arc::clone(&inner));
+        let out = boxed
+            .generate(GenerateRequest::new(&input).config(&config))
+            .await
+            .unwrap();
+        assert_eq!(boxed.name(), "inner");
+        assert_eq!(out.completion(), "a");
+        let shared = shared_model(Arc::clone(&inner));
+        let out = shared
+            .generate(GenerateRequest::new(&input).config(&config))
+            .await
+            .unwrap();
+        assert_eq!(out.completion(), "b");
+        assert_eq!(inner.calls(), 2);
+    }
+
+    #[test]
+    fn shared_model_keeps_an_arc_dyn_model_as_it_is() {
+        let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
+        assert!(Arc::ptr_eq(&shared_model(Arc::clone(&shared)), &shared));
+    }
+}
