@@ -136,8 +136,8 @@ impl RunContext {
                 .tools(&offered)
                 .tool_choice(&choice)
                 .observer(&observer);
-            // Taken before the request moves into the model: the list the event can share.
-            let shared_tools = offered_request.tools_arc().map(Arc::clone);
+            // Read before the request moves into the model: the list the event can share.
+            let shared_tools = offered_request.tools_arc();
             let input = offered_request.input;
             let generation = model.generate(offered_request);
             let result = match config.timeout {
@@ -161,7 +161,7 @@ impl RunContext {
                         }
                         None => SharedMessages::from(input),
                     },
-                    tools: shared_tools.unwrap_or_else(|| Arc::from(offered.as_ref())),
+                    tools: shared_tools.map_or_else(|| Arc::from(offered.as_ref()), Arc::clone),
                     tool_choice: choice.into_owned(),
                     config: config.clone(),
                     output: result.as_ref().ok().map(Arc::clone),
