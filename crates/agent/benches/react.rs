@@ -44,10 +44,10 @@ use std::time::{Duration, Instant};
 use actuator_agent::{RunContext, react};
 use actuator_events::{Event, EventSink};
 use actuator_model::{
-    BoxFuture, ChatMessage, FunctionModel, GenerateConfig, Model, ModelError, ModelOutput,
+    BoxFuture, ChatMessage, FunctionModel, GenerateRequest, Model, ModelError, ModelOutput,
     ModelUsage, ToolCall,
 };
-use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_core::ToolInfo;
 use actuator_tool_macros::tool;
 use serde_json::{Map, json};
 
@@ -107,14 +107,11 @@ impl Model for Yielding {
 
     fn generate<'a>(
         &'a self,
-        input: &'a [ChatMessage],
-        tools: &'a [Arc<ToolInfo>],
-        tool_choice: &'a ToolChoice,
-        config: &'a GenerateConfig,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         Box::pin(async move {
             tokio::task::yield_now().await;
-            self.0.generate(input, tools, tool_choice, config).await
+            self.0.generate(request).await
         })
     }
 }

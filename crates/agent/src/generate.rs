@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use actuator_exec::ExecuteOptions;
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateConfig, GenerateRequest, Model};
 use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 
 use crate::context::RunContext;
@@ -151,7 +151,13 @@ impl RunContext {
             self.check_messages(state.messages.len(), true)
                 .map_err(|e| AgentError::with_state(e, state.clone()))?;
             let output = self
-                .generate(model, &state.messages, infos, &tool_choice, &options.config)
+                .generate(
+                    model,
+                    GenerateRequest::new(&state.messages)
+                        .tools(infos)
+                        .tool_choice(&tool_choice)
+                        .config(&options.config),
+                )
                 .await
                 .map_err(|e| e.or_state(state))?;
             let Some(message) = output.message().cloned() else {

@@ -15,7 +15,7 @@ use actuator_agent::{
     run,
 };
 use actuator_events::{Event, EventLog};
-use actuator_model::{ChatMessage, ScriptedModel};
+use actuator_model::{ChatMessage, GenerateRequest, ScriptedModel};
 use actuator_tool_core::{ToolChoice, ToolParams};
 use common::{add_tool, call_add, say, with_usage};
 use serde_json::json;
@@ -139,13 +139,7 @@ async fn a_custom_agent_cannot_push_past_the_message_limit() {
             async move {
                 for _ in 0..3 {
                     let out = cx
-                        .generate(
-                            model.as_ref(),
-                            &state.messages,
-                            &[],
-                            &ToolChoice::Auto,
-                            &Default::default(),
-                        )
+                        .generate(model.as_ref(), GenerateRequest::new(&state.messages))
                         .await
                         .map_err(|e| e.or_state(&state))?;
                     state.messages.push(ChatMessage::Assistant(Box::new(
@@ -222,13 +216,7 @@ async fn usage_is_readable_while_and_after_a_run() {
             async move {
                 for _ in 0..2 {
                     let out = cx
-                        .generate(
-                            model.as_ref(),
-                            &state.messages,
-                            &[],
-                            &ToolChoice::Auto,
-                            &Default::default(),
-                        )
+                        .generate(model.as_ref(), GenerateRequest::new(&state.messages))
                         .await?;
                     state.messages.push(ChatMessage::Assistant(Box::new(
                         out.message().cloned().unwrap(),

@@ -13,11 +13,11 @@ use actuator_agent::compaction::{
 use actuator_agent::{AgentErrorKind, RunContext, filter::is_summary_message, react, run};
 use actuator_events::{Event, EventLog};
 use actuator_model::{
-    BoxFuture, ChatMessage, ChatMessageAssistant, FunctionModel, GenerateConfig, MessageContent,
+    BoxFuture, ChatMessage, ChatMessageAssistant, FunctionModel, GenerateRequest, MessageContent,
     MessageSource, Model, ModelError, ModelOutput, ScriptedModel, StopReason, ToolCall,
 };
 use actuator_tool_core::{
-    Content, ToolArgs, ToolChoice, ToolContext, ToolDef, ToolFailure, ToolInfo, ToolParams,
+    Content, ToolArgs, ToolContext, ToolDef, ToolFailure, ToolInfo, ToolParams,
 };
 use serde_json::{Value, json};
 
@@ -167,11 +167,9 @@ impl Model for TestModel {
 
     fn generate<'a>(
         &'a self,
-        input: &'a [ChatMessage],
-        tools: &'a [Arc<ToolInfo>],
-        _tool_choice: &'a ToolChoice,
-        _config: &'a GenerateConfig,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
+        let (input, tools) = (request.input, request.tools);
         let n = {
             let mut inputs = self.inputs.lock().unwrap();
             inputs.push(input.to_vec());

@@ -103,10 +103,7 @@ async fn time_limit_cancels_a_slow_generation_and_keeps_the_state() {
         }
         fn generate<'a>(
             &'a self,
-            _i: &'a [ChatMessage],
-            _t: &'a [Arc<actuator_tool_core::ToolInfo>],
-            _c: &'a actuator_tool_core::ToolChoice,
-            _g: &'a actuator_model::GenerateConfig,
+            _request: actuator_model::GenerateRequest<'a>,
         ) -> actuator_model::BoxFuture<'a, Result<ModelOutput, actuator_model::ModelError>>
         {
             Box::pin(async {

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actuator_agent::{
@@ -13,10 +13,9 @@ use actuator_agent::{
 };
 use actuator_events::{Event, EventLog};
 use actuator_model::{
-    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, RetryReport,
-    wait_for_retry,
+    BoxFuture, ChatMessage, GenerateConfig, GenerateObserver, GenerateRequest, Model, ModelError,
+    ModelOutput, RetryReport,
 };
-use actuator_tool_core::{ToolChoice, ToolInfo};
 
 /// Fails `retries` times, each followed by a `wait` it reports, as a provider does, then
 /// answers.
@@ -32,17 +31,15 @@ impl Model for RetryingModel {
 
     fn generate<'a>(
         &'a self,
-        _input: &'a [ChatMessage],
-        _tools: &'a [Arc<ToolInfo>],
-        _tool_choice: &'a ToolChoice,
-        _config: &'a GenerateConfig,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         Box::pin(async move {
             for n in 1..=self.retries {
-                wait_for_retry(
-                    RetryReport::new(n, self.wait, "HTTP 429: slow down").with_status(429),
-                )
-                .await;
+                request
+                    .wait_for_retry(
+                        RetryReport::new(n, self.wait, "HTTP 429: slow down").with_status(429),
+                    )
+                    .await;
             }
             Ok(ModelOutput::from_content("retrying", "done"))
         })
@@ -53,14 +50,8 @@ async fn generate(
     cx: &RunContext,
     model: &RetryingModel,
 ) -> Result<ModelOutput, actuator_agent::AgentError> {
-    cx.generate(
-        model,
-        &[ChatMessage::user("hi")],
-        &[],
-        &ToolChoice::Auto,
-        &GenerateConfig::default(),
-    )
-    .await
+    cx.generate(model, GenerateRequest::new(&[ChatMessage::user("hi")]))
+        .await
 }
 
 #[tokio::test]
@@ -151,14 +142,12 @@ async fn a_working_limit_still_stops_a_generation_that_works_past_it() {
         }
         fn generate<'a>(
             &'a self,
-            _: &'a [ChatMessage],
-            _: &'a [Arc<ToolInfo>],
-            _: &'a ToolChoice,
-            _: &'a GenerateConfig,
+            request: GenerateRequest<'a>,
         ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
-            Box::pin(async {
+            Box::pin(async move {
                 // One short reported wait, then more work than the limit allows.
-                wait_for_retry(RetryReport::new(1, Duration::from_millis(30), "HTTP 500")).await;
+                let report = RetryReport::new(1, Duration::from_millis(30), "HTTP 500");
+                request.wait_for_retry(report).await;
                 tokio::time::sleep(Duration::from_secs(5)).await;
                 Ok(ModelOutput::from_content("busy", "late"))
             })
@@ -167,13 +156,7 @@ async fn a_working_limit_still_stops_a_generation_that_works_past_it() {
     let cx = RunContext::new().scoped(&[working_limit(Duration::from_millis(100))]);
     let started = Instant::now();
     let err = cx
-        .generate(
-            &Busy,
-            &[ChatMessage::user("hi")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(&Busy, GenerateRequest::new(&[ChatMessage::user("hi")]))
         .await
         .unwrap_err();
     assert_eq!(err.limit().map(|l| l.kind), Some(LimitKind::Working));
@@ -195,10 +178,7 @@ async fn a_wait_cut_short_counts_only_the_time_it_lasted() {
     let err = cx
         .generate(
             &model,
-            &[ChatMessage::user("hi")],
-            &[],
-            &ToolChoice::Auto,
-            &config,
+            GenerateRequest::new(&[ChatMessage::user("hi")]).config(&config),
         )
         .await
         .unwrap_err();
@@ -209,4 +189,47 @@ async fn a_wait_cut_short_counts_only_the_time_it_lasted() {
         waiting >= Duration::from_millis(90) && waiting < Duration::from_millis(500),
         "{usage:?}"
     );
+}
+
+/// Remembers the retries it hears and the waits.
+#[derive(Default)]
+struct Heard {
+    retries: Mutex<Vec<u32>>,
+    waits: Mutex<Vec<Duration>>,
+}
+
+impl GenerateObserver for Heard {
+    fn retrying(&self, report: &RetryReport) {
+        self.retries.lock().unwrap().push(report.retry);
+    }
+    fn waited(&self, _: &RetryReport, waited: Duration) {
+        self.waits.lock().unwrap().push(waited);
+    }
+}
+
+#[tokio::test]
+async fn an_observer_on_the_request_still_hears_retries_the_run_records() {
+    // The run records the retries (events, waiting time) and passes them on to the observer
+    // the caller put on the request, through a shared model.
+    let log = EventLog::new();
+    let cx = RunContext::with_events(log.clone()).scoped(&[]);
+    let model: Arc<dyn Model> = Arc::new(RetryingModel {
+        retries: 2,
+        wait: Duration::from_millis(5),
+    });
+    let heard = Heard::default();
+    let input = [ChatMessage::user("hi")];
+    let out = cx
+        .generate(&model, GenerateRequest::new(&input).observer(&heard))
+        .await
+        .unwrap();
+    assert_eq!(out.completion(), "done");
+    assert_eq!(*heard.retries.lock().unwrap(), [1, 2]);
+    assert_eq!(heard.waits.lock().unwrap().len(), 2);
+    let recorded = log
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::ModelRetry(_)))
+        .count();
+    assert_eq!(recorded, 2);
 }

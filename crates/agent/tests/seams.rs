@@ -16,10 +16,10 @@ use actuator_agent::{
 };
 use actuator_events::{Event, EventLog, ModelEvent};
 use actuator_model::{
-    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, ScriptedModel,
-    StopReason,
+    BoxFuture, ChatMessage, GenerateConfig, GenerateRequest, Model, ModelError, ModelOutput,
+    ScriptedModel, StopReason,
 };
-use actuator_tool_core::{ToolArgs, ToolChoice, ToolContext, ToolDef, ToolFailure, ToolInfo};
+use actuator_tool_core::{ToolArgs, ToolChoice, ToolContext, ToolDef, ToolFailure};
 use common::{call, say, stopped, submit, with_usage};
 use serde_json::json;
 
@@ -118,10 +118,7 @@ impl Model for Slow {
     }
     fn generate<'a>(
         &'a self,
-        _input: &'a [ChatMessage],
-        _tools: &'a [Arc<ToolInfo>],
-        _choice: &'a ToolChoice,
-        _config: &'a GenerateConfig,
+        _request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         Box::pin(async {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -161,13 +158,7 @@ async fn a_custom_agent_gets_events_and_limits_from_generate() {
             async move {
                 for _ in 0..2 {
                     let out = cx
-                        .generate(
-                            model.as_ref(),
-                            &state.messages,
-                            &[],
-                            &ToolChoice::Auto,
-                            &GenerateConfig::default(),
-                        )
+                        .generate(model.as_ref(), GenerateRequest::new(&state.messages))
                         .await
                         .map_err(|e| e.or_state(&state))?;
                     state.messages.push(ChatMessage::Assistant(Box::new(

@@ -43,6 +43,21 @@ pub struct GenerateConfig {
     pub timeout: Option<Duration>,
 }
 
+/// The default config as a static, for a request that borrows one when it is given none.
+/// Every field is written out (a `const` cannot call `Default::default`), so a field added
+/// later fails to compile here until it is set.
+pub(crate) static DEFAULT: GenerateConfig = GenerateConfig {
+    max_tokens: None,
+    temperature: None,
+    top_p: None,
+    stop_seqs: None,
+    seed: None,
+    parallel_tool_calls: None,
+    reasoning_effort: None,
+    reasoning_tokens: None,
+    timeout: None,
+};
+
 // A duration on the wire is seconds, as the reference writes `timeout`.
 fn seconds_out<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
     match d {
@@ -175,6 +190,11 @@ mod tests {
     #[test]
     fn merge_fills_every_unset_field_from_the_defaults() {
         assert_eq!(GenerateConfig::default().merge(&full(1)), full(1));
+    }
+
+    #[test]
+    fn the_static_default_is_the_default() {
+        assert_eq!(DEFAULT, GenerateConfig::default());
     }
 
     #[test]

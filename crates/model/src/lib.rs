@@ -7,10 +7,11 @@
 //!   and message filters); a provider's raw argument text becomes a `ToolCall` through
 //!   `actuator_dialect::parse_tool_call`;
 //! - [`ModelOutput`], [`StopReason`], [`ModelUsage`], [`GenerateConfig`];
-//! - the object-safe [`Model`] trait, [`resolve_tool_choice`], and the test models
-//!   [`ScriptedModel`] and [`FunctionModel`], the embedded default of the examples;
-//! - [`observe_generation`]: what a generation reports while it runs (a provider's retries and
-//!   the time it waits between them).
+//! - the object-safe [`Model`] trait and the one value a call to it takes, [`GenerateRequest`]
+//!   (input, tools, tool choice, config, and the [`GenerateObserver`] that hears of a
+//!   provider's retries and the time it waits between them);
+//! - [`generate`] and [`resolve_tool_choice`], and the test models [`ScriptedModel`] and
+//!   [`FunctionModel`], the embedded default of the examples.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The string type of ids and names: up to 24 bytes kept inline, so a message's id, a call's
@@ -35,12 +36,18 @@ mod config;
 pub use config::GenerateConfig;
 
 mod observe;
-pub use observe::{GenerateObserver, RetryReport, observe_generation, wait_for_retry};
+pub use observe::{GenerateObserver, RetryReport};
+
+mod request;
+pub use request::GenerateRequest;
 
 pub mod credentials;
 
+mod error;
+pub use error::{ApiError, ErrorCause, ModelError};
+
 mod model;
-pub use model::{
-    ApiError, BoxFuture, ErrorCause, FunctionModel, Model, ModelError, ScriptedModel,
-    estimate_tokens, generate, resolve_tool_choice, shared_model,
-};
+pub use model::{BoxFuture, Model, estimate_tokens, generate, resolve_tool_choice, shared_model};
+
+mod scripted;
+pub use scripted::{FunctionModel, ScriptedModel};

@@ -2,14 +2,12 @@
 //! and the time it spends waiting between them.
 //!
 //! A provider cannot know the run it serves (models are shared by many runs), so the caller
-//! that runs a generation installs a [`GenerateObserver`] for the generation's future with
-//! [`observe_generation`], and the provider waits between attempts with [`wait_for_retry`],
-//! which reports to whichever observer is installed. Without an observer nobody hears. The
-//! observer is a task-local value: it follows the generation's future through any wrapper
-//! models, but not into tasks the provider spawns.
+//! puts a [`GenerateObserver`] on the [`GenerateRequest`](crate::GenerateRequest), and the
+//! provider waits between attempts with
+//! [`GenerateRequest::wait_for_retry`](crate::GenerateRequest::wait_for_retry), which reports
+//! to it. Without an observer nobody hears. The observer travels with the request: a wrapper
+//! model that passes the request on passes the observer on too.
 
-use std::future::Future;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One retry a provider is about to make: the attempt that failed and the wait before the
@@ -30,6 +28,13 @@ pub struct RetryReport {
 
 impl RetryReport {
     /// A report of retry `retry` after `wait`, because of `error`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use actuator_model::RetryReport;
+    /// let report = RetryReport::new(1, Duration::from_secs(2), "HTTP 429").with_status(429);
+    /// assert_eq!((report.retry, report.status), (1, Some(429)));
+    /// ```
     pub fn new(retry: u32, wait: Duration, error: impl Into<String>) -> Self {
         RetryReport {
             retry,
@@ -49,6 +54,22 @@ impl RetryReport {
 
 /// Receives what a generation reports while it runs. Called inline: it must be cheap and must
 /// not block.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::time::Duration;
+/// use actuator_model::{GenerateObserver, RetryReport};
+///
+/// #[derive(Default)]
+/// struct Count(AtomicU32);
+/// impl GenerateObserver for Count {
+///     fn retrying(&self, _: &RetryReport) { self.0.fetch_add(1, Ordering::Relaxed); }
+///     fn waited(&self, _: &RetryReport, _: Duration) {}
+/// }
+/// let count = Count::default();
+/// count.retrying(&RetryReport::new(1, Duration::ZERO, "HTTP 500"));
+/// assert_eq!(count.0.load(Ordering::Relaxed), 1);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a generation observer",
     note = "implement `actuator_model::GenerateObserver` (retrying and waited)"
@@ -62,60 +83,27 @@ pub trait GenerateObserver: Send + Sync {
     fn waited(&self, report: &RetryReport, waited: Duration);
 }
 
-tokio::task_local! {
-    static OBSERVER: Arc<dyn GenerateObserver>;
-}
-
-/// Runs `generation` with `observer` receiving what it reports.
-///
-/// ```
-/// use std::sync::{Arc, Mutex};
-/// use std::time::{Duration, Instant};
-/// use actuator_model::{GenerateObserver, RetryReport, observe_generation, wait_for_retry};
-///
-/// #[derive(Default)]
-/// struct Count(Mutex<u32>);
-/// impl GenerateObserver for Count {
-///     fn retrying(&self, _: &RetryReport) { *self.0.lock().unwrap() += 1; }
-///     fn waited(&self, _: &RetryReport, _: Duration) {}
-/// }
-///
-/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-/// let count = Arc::new(Count::default());
-/// observe_generation(count.clone(), async {
-///     wait_for_retry(RetryReport::new(1, Duration::from_millis(1), "HTTP 429")).await;
-/// })
-/// .await;
-/// // Outside a generation the wait still happens; nobody hears of it.
-/// wait_for_retry(RetryReport::new(1, Duration::ZERO, "outside")).await;
-/// assert_eq!(*count.0.lock().unwrap(), 1);
-/// # });
-/// ```
-pub async fn observe_generation<F: Future>(
-    observer: Arc<dyn GenerateObserver>,
-    generation: F,
-) -> F::Output {
-    OBSERVER.scope(observer, generation).await
-}
-
-/// What a provider calls between two attempts: tells the observer of the generation this runs
-/// in (if any) about the retry, waits `report.wait`, and tells it how long the wait really
-/// took, also when the future is dropped during it. The caller (an agent's run) records the
-/// wait as waiting, not working time, and can show the retry as it happens.
-pub async fn wait_for_retry(report: RetryReport) {
-    struct Waiting {
+/// Tells `observer` (if any) about the retry, waits `report.wait`, and tells it how long the
+/// wait really took, also when the future is dropped during it.
+pub(crate) async fn wait_reported(observer: Option<&dyn GenerateObserver>, report: RetryReport) {
+    struct Waiting<'o> {
+        observer: Option<&'o dyn GenerateObserver>,
         report: RetryReport,
         started: Instant,
     }
-    impl Drop for Waiting {
+    impl Drop for Waiting<'_> {
         fn drop(&mut self) {
-            let waited = self.started.elapsed();
-            let _ = OBSERVER.try_with(|o| o.waited(&self.report, waited));
+            if let Some(o) = self.observer {
+                o.waited(&self.report, self.started.elapsed());
+            }
         }
     }
-    let _ = OBSERVER.try_with(|o| o.retrying(&report));
+    if let Some(o) = observer {
+        o.retrying(&report);
+    }
     let wait = report.wait;
     let _waiting = Waiting {
+        observer,
         report,
         started: Instant::now(),
     };

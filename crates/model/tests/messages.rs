@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use actuator_model::{
-    ChatMessage, ChatMessageAssistant, FunctionModel, GenerateConfig, MessageContent,
-    MessageSource, Model, ModelError, ModelOutput, ModelUsage, ScriptedModel, StopReason, ToolCall,
-    ToolCallError, format_function_call, generate,
+    ChatMessage, ChatMessageAssistant, FunctionModel, GenerateConfig, GenerateRequest,
+    MessageContent, MessageSource, Model, ModelError, ModelOutput, ModelUsage, ScriptedModel,
+    StopReason, ToolCall, ToolCallError, format_function_call, generate,
 };
 use actuator_tool_core::{Content, ToolChoice, ToolErrorKind, ToolInfo, ToolParams};
 use serde_json::{Value, json};
@@ -181,9 +181,11 @@ async fn tool_choice_is_applied_before_generate() {
         ToolChoice::function("b"),
         ToolChoice::function("zz"),
     ] {
-        generate(&model, &input, &tools, &choice, &config)
-            .await
-            .unwrap();
+        let request = GenerateRequest::new(&input)
+            .tools(&tools)
+            .tool_choice(&choice)
+            .config(&config);
+        generate(&model, request).await.unwrap();
     }
     let seen = seen.lock().unwrap().clone();
     let expected: Vec<Vec<&str>> = vec![vec!["a", "b"], vec!["a", "b"], vec![], vec!["b"], vec![]];
@@ -198,7 +200,10 @@ async fn scripted_model_plays_in_order_then_says_it_ran_out() {
     ]);
     let m: Arc<dyn Model> = Arc::new(model);
     let cfg = GenerateConfig::default();
-    let first = m.generate(&[], &[], &ToolChoice::Auto, &cfg).await.unwrap();
+    let first = m
+        .generate(GenerateRequest::new(&[]).config(&cfg))
+        .await
+        .unwrap();
     assert_eq!(first.model, "scripted");
     assert_eq!(
         first.message().unwrap().calls()[0]
@@ -208,14 +213,14 @@ async fn scripted_model_plays_in_order_then_says_it_ran_out() {
         2
     );
     assert_eq!(
-        m.generate(&[], &[], &ToolChoice::Auto, &cfg)
+        m.generate(GenerateRequest::new(&[]).config(&cfg))
             .await
             .unwrap()
             .completion(),
         "3"
     );
     let err = m
-        .generate(&[], &[], &ToolChoice::Auto, &cfg)
+        .generate(GenerateRequest::new(&[]).config(&cfg))
         .await
         .unwrap_err();
     assert_eq!(

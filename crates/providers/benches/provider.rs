@@ -49,9 +49,9 @@ use actuator_agent::{
 };
 use actuator_events::{EventLog, SharedMessages};
 use actuator_exec::ExecuteOptions;
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateConfig, GenerateRequest, Model};
 use actuator_providers::ModelOptions;
-use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
+use actuator_tool_core::{ToolDef, ToolInfo};
 use serde_json::json;
 
 use w6::canned::MODEL;
@@ -272,11 +272,10 @@ impl Bench {
         let output = cx
             .generate_shared(
                 &*self.model,
-                conversation,
+                GenerateRequest::new(conversation)
+                    .shared_tools(&self.infos)
+                    .config(&self.config),
                 recorded,
-                &self.infos,
-                &ToolChoice::Auto,
-                &self.config,
             )
             .await
             .expect("a generation");

@@ -14,9 +14,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateRequest, Model};
 use actuator_providers::ModelOptions;
-use actuator_tool_core::ToolChoice;
 use http_body_util::StreamBody;
 use hyper::body::{Bytes, Frame};
 use hyper::server::conn::http1;
@@ -112,12 +111,7 @@ async fn bench(mib: usize, runs: usize) {
     for run in 0..=runs {
         let started = Instant::now();
         let out = model
-            .generate(
-                &[ChatMessage::user("long")],
-                &[],
-                &ToolChoice::Auto,
-                &GenerateConfig::default(),
-            )
+            .generate(GenerateRequest::new(&[ChatMessage::user("long")]))
             .await
             .expect("the answer");
         let took = started.elapsed().as_secs_f64();

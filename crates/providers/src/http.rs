@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
-use actuator_model::{ErrorCause, RetryReport};
+use actuator_model::{ErrorCause, GenerateRequest, RetryReport};
 
 use crate::error::{ProviderError, snippet};
 use crate::retry::{RetryPolicy, retry_after};
@@ -204,10 +204,11 @@ impl Transport {
         &self,
         path: &str,
         body: &impl serde::Serialize,
+        request: &GenerateRequest<'_>,
     ) -> Result<Vec<u8>, Failure> {
         let url = self.url(path);
         let bytes = self.encode(body)?;
-        self.with_retries(&url, || async {
+        self.with_retries(&url, request, || async {
             let response = self.send(&url, &bytes, false).await?;
             match self.read_body(&url, response, self.max_event).await? {
                 (body, false) => Ok(body),
@@ -227,13 +228,14 @@ impl Transport {
         &self,
         path: &str,
         body: &impl serde::Serialize,
+        request: &GenerateRequest<'_>,
         new_sink: impl Fn() -> S,
     ) -> Result<S, Failure> {
         use futures_util::StreamExt;
 
         let url = self.url(path);
         let bytes = self.encode(body)?;
-        self.with_retries(&url, || async {
+        self.with_retries(&url, request, || async {
             let response = self.send(&url, &bytes, true).await?;
             let mut chunks = response.bytes_stream();
             let mut parser = SseParser::new(self.max_event);
@@ -286,8 +288,14 @@ impl Transport {
         })
     }
 
-    /// Runs `attempt` until it succeeds, fails for good, or the policy says stop.
-    async fn with_retries<T, F, Fut>(&self, url: &str, attempt: F) -> Result<T, Failure>
+    /// Runs `attempt` until it succeeds, fails for good, or the policy says stop; each wait
+    /// between attempts goes through `request`, so its observer hears of the retry.
+    async fn with_retries<T, F, Fut>(
+        &self,
+        url: &str,
+        request: &GenerateRequest<'_>,
+        attempt: F,
+    ) -> Result<T, Failure>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<T, Failure>>,
@@ -343,7 +351,7 @@ impl Transport {
             if let Failure::Status(s) = &error {
                 report = report.with_status(s.status);
             }
-            actuator_model::wait_for_retry(report).await;
+            request.wait_for_retry(report).await;
             n += 1;
         }
     }

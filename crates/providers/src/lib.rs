@@ -7,11 +7,10 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use actuator_model::{ChatMessage, GenerateConfig, generate};
-//! use actuator_tool_core::ToolChoice;
+//! use actuator_model::{ChatMessage, GenerateRequest, Model};
 //!
 //! let model = actuator_providers::get_model("openai/gpt-4.1-mini")?; // reads OPENAI_API_KEY
-//! let out = generate(&*model, &[ChatMessage::user("Hi!")], &[], &ToolChoice::Auto, &GenerateConfig::default()).await?;
+//! let out = model.generate(GenerateRequest::new(&[ChatMessage::user("Hi!")])).await?;
 //! println!("{}", out.completion());
 //! # Ok(()) }
 //! ```
@@ -25,7 +24,8 @@
 //! - **Faults** are [`ProviderError`]s, carried inside a [`ModelError::Api`]; rate limits,
 //!   overloaded or failing servers, timeouts and broken connections are retried with
 //!   exponential backoff and jitter ([`RetryPolicy`]), honouring `Retry-After`, each retry
-//!   logged through `tracing`.
+//!   logged through `tracing` and reported to the request's observer
+//!   ([`GenerateRequest::wait_for_retry`](actuator_model::GenerateRequest::wait_for_retry)).
 //! - **Before sending**, the conversation is checked against the provider's rules (every tool
 //!   call answered, ids matching): a violation is a [`ProviderError::InvalidConversation`] that
 //!   says where, not a provider's 400.

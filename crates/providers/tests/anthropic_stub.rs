@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_model::{
-    ChatMessage, ChatMessageAssistant, GenerateConfig, MessageContent, Model, ModelError,
-    ModelOutput, StopReason, ToolCall, ToolCallError,
+    ChatMessage, ChatMessageAssistant, GenerateConfig, GenerateRequest, MessageContent, Model,
+    ModelError, ModelOutput, StopReason, ToolCall, ToolCallError,
 };
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
 use actuator_tool_core::{Content, ToolChoice, ToolErrorKind, ToolInfo};
@@ -51,7 +51,11 @@ async fn generate(
     choice: &ToolChoice,
     config: &GenerateConfig,
 ) -> Result<ModelOutput, ModelError> {
-    model.generate(input, tools, choice, config).await
+    let request = GenerateRequest::new(input)
+        .tools(tools)
+        .tool_choice(choice)
+        .config(config);
+    model.generate(request).await
 }
 
 async fn ask(model: &dyn Model) -> Result<ModelOutput, ModelError> {

@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_model::{ChatMessage, GenerateConfig, Model, ModelError};
+use actuator_model::{ChatMessage, GenerateConfig, GenerateRequest, Model, ModelError};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
 use actuator_tool_core::ToolChoice;
 use common::{anthropic_message, anthropic_ok, anthropic_requests, tools};
@@ -46,10 +46,10 @@ async fn send(
 ) -> Result<(), ModelError> {
     model
         .generate(
-            &[ChatMessage::user("3 + 4?")],
-            &[tools::add()],
-            &choice,
-            &config,
+            GenerateRequest::new(&[ChatMessage::user("3 + 4?")])
+                .tools(&[tools::add()])
+                .tool_choice(&choice)
+                .config(&config),
         )
         .await
         .map(|_| ())

@@ -13,9 +13,8 @@ use std::time::Duration;
 
 use actuator_agent::{AgentErrorKind, RunContext};
 use actuator_events::EventLog;
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateRequest, Model};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
-use actuator_tool_core::ToolChoice;
 use common::Captured;
 use serde_json::json;
 use wiremock::matchers::method;
@@ -144,13 +143,7 @@ async fn no_failure_shows_the_key_in_errors_events_or_logs() {
         attempts.push((build(kind, &refused, false).unwrap(), None));
         for (model, _server) in &attempts {
             let result = cx
-                .generate(
-                    &**model,
-                    &[ChatMessage::user("hi")],
-                    &[],
-                    &ToolChoice::Auto,
-                    &GenerateConfig::default(),
-                )
+                .generate(&**model, GenerateRequest::new(&[ChatMessage::user("hi")]))
                 .await;
             let err = result.expect_err("every attempt fails");
             let AgentErrorKind::Model(model_error) = &err.kind else {

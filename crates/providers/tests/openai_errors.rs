@@ -4,13 +4,15 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actuator_agent::{RunContext, limits::working_limit};
 use actuator_events::{Event, EventLog};
-use actuator_model::{ChatMessage, GenerateConfig, StopReason};
+use actuator_model::{
+    ChatMessage, GenerateObserver, GenerateRequest, Model, RetryReport, StopReason,
+};
 use actuator_providers::{ModelOptions, ProviderError};
-use actuator_tool_core::ToolChoice;
 use common::openai::{ask, fast_retries, model_at, provider_error, stub};
 use common::{Captured, chat_completion, openai_ok, openai_requests};
 use serde_json::json;
@@ -329,13 +331,7 @@ async fn a_retry_is_a_run_event_and_its_wait_is_not_working_time() {
     let cx =
         RunContext::with_events(log.clone()).scoped(&[working_limit(Duration::from_millis(200))]);
     let out = cx
-        .generate(
-            &*model,
-            &[ChatMessage::user("hi")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(&*model, GenerateRequest::new(&[ChatMessage::user("hi")]))
         .await
         .unwrap();
     assert_eq!(out.completion(), "ok");
@@ -375,4 +371,49 @@ async fn a_retry_is_a_run_event_and_its_wait_is_not_working_time() {
         usage.time - usage.working_time >= Duration::from_millis(290),
         "{usage:?}"
     );
+}
+
+/// Remembers the retries it hears and how long each wait lasted.
+#[derive(Default)]
+struct Heard {
+    retries: Mutex<Vec<RetryReport>>,
+    waits: Mutex<Vec<Duration>>,
+}
+
+impl GenerateObserver for Heard {
+    fn retrying(&self, report: &RetryReport) {
+        self.retries.lock().unwrap().push(report.clone());
+    }
+    fn waited(&self, _: &RetryReport, waited: Duration) {
+        self.waits.lock().unwrap().push(waited);
+    }
+}
+
+#[tokio::test]
+async fn a_retry_reaches_the_observer_the_request_carries_through_wrapper_models() {
+    // No run context: the provider reports to whatever observer the request carries, here
+    // through an `Arc<dyn Model>` inside a `Box<dyn Model>`.
+    let server = rate_limited_once("retry-after-ms", "20").await;
+    let model: Arc<dyn Model> = model_at(&server.uri(), ModelOptions::new().retry(fast_retries(3)));
+    let wrapped: Box<dyn Model> = Box::new(model);
+    let heard = Heard::default();
+    let input = [ChatMessage::user("hi")];
+    let out = wrapped
+        .generate(GenerateRequest::new(&input).observer(&heard))
+        .await
+        .unwrap();
+    assert_eq!(out.completion(), "ok");
+    let retries = heard.retries.lock().unwrap();
+    assert_eq!(retries.len(), 1);
+    assert_eq!(
+        (retries[0].retry, retries[0].status, retries[0].wait),
+        (1, Some(429), Duration::from_millis(20))
+    );
+    assert!(
+        retries[0].error.contains("Rate limit reached"),
+        "{retries:?}"
+    );
+    let waits = heard.waits.lock().unwrap();
+    assert_eq!(waits.len(), 1);
+    assert!(waits[0] >= Duration::from_millis(20), "{waits:?}");
 }

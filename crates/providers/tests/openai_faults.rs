@@ -8,9 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use actuator_model::{ChatMessage, GenerateConfig, Model, ModelError};
+use actuator_model::{ChatMessage, GenerateRequest, Model, ModelError};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
-use actuator_tool_core::ToolChoice;
 use common::chat_completion;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -94,12 +93,7 @@ fn retries(n: u32) -> RetryPolicy {
 
 async fn ask(model: &dyn Model) -> Result<String, ModelError> {
     model
-        .generate(
-            &[ChatMessage::user("Hi")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(GenerateRequest::new(&[ChatMessage::user("Hi")]))
         .await
         .map(|o| o.completion())
 }

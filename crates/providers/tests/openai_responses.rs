@@ -6,7 +6,9 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_model::{ChatMessage, GenerateConfig, MessageContent, Model, StopReason};
+use actuator_model::{
+    ChatMessage, GenerateConfig, GenerateRequest, MessageContent, Model, StopReason,
+};
 use actuator_providers::ModelOptions;
 use actuator_tool_core::{Content, ToolChoice};
 use common::responses::{reasoning_and_calls, response};
@@ -60,7 +62,7 @@ async fn reasoning_models_use_the_responses_api_and_replay_reasoning() {
         .max_tokens(500)
         .parallel_tool_calls(true);
     let out = model
-        .generate(&input, &tools, &ToolChoice::Auto, &config)
+        .generate(GenerateRequest::new(&input).tools(&tools).config(&config))
         .await
         .unwrap();
     assert_eq!(out.stop_reason(), Some(StopReason::ToolCalls));
@@ -103,10 +105,9 @@ async fn reasoning_models_use_the_responses_api_and_replay_reasoning() {
     history.push(ChatMessage::tool("text", "call_2", "read", None));
     model
         .generate(
-            &history,
-            &tools,
-            &ToolChoice::function("add"),
-            &GenerateConfig::default(),
+            GenerateRequest::new(&history)
+                .tools(&tools)
+                .tool_choice(&ToolChoice::function("add")),
         )
         .await
         .unwrap();
@@ -154,12 +155,7 @@ async fn incomplete_responses_and_refusals_map_to_stop_reasons() {
         "openai/gpt-4.1-mini",
         ModelOptions::new().responses_api(true),
     )
-    .generate(
-        &[ChatMessage::user("q")],
-        &[],
-        &ToolChoice::Auto,
-        &GenerateConfig::default(),
-    )
+    .generate(GenerateRequest::new(&[ChatMessage::user("q")]))
     .await
     .unwrap();
     assert_eq!(out.stop_reason(), Some(StopReason::MaxTokens));
@@ -171,12 +167,7 @@ async fn incomplete_responses_and_refusals_map_to_stop_reasons() {
         "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]);
     let server = stub(response(refusal, "completed", Value::Null)).await;
     let out = model(&server.uri(), "openai/o3", ModelOptions::new())
-        .generate(
-            &[ChatMessage::user("q")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(GenerateRequest::new(&[ChatMessage::user("q")]))
         .await
         .unwrap();
     assert_eq!(out.stop_reason(), Some(StopReason::ContentFilter));
@@ -193,12 +184,7 @@ async fn other_models_keep_chat_completions_unless_asked() {
         .mount(&server)
         .await;
     let out = model(&server.uri(), "openai/gpt-4.1-mini", ModelOptions::new())
-        .generate(
-            &[ChatMessage::user("q")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(GenerateRequest::new(&[ChatMessage::user("q")]))
         .await
         .unwrap();
     assert_eq!(out.completion(), "ok");
@@ -208,12 +194,7 @@ async fn other_models_keep_chat_completions_unless_asked() {
         "openai/o4-mini",
         ModelOptions::new().responses_api(false),
     )
-    .generate(
-        &[ChatMessage::user("q")],
-        &[],
-        &ToolChoice::Auto,
-        &GenerateConfig::default(),
-    )
+    .generate(GenerateRequest::new(&[ChatMessage::user("q")]))
     .await
     .unwrap();
     assert_eq!(out.completion(), "ok");

@@ -7,9 +7,9 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_model::{ChatMessage, GenerateConfig, MessageContent, Model, StopReason};
+use actuator_model::{ChatMessage, GenerateRequest, MessageContent, Model, StopReason};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
-use actuator_tool_core::{Content, ToolChoice};
+use actuator_tool_core::Content;
 use common::responses::{reasoning_and_calls, response};
 use common::{spec, tools};
 use serde_json::{Value, json};
@@ -87,10 +87,8 @@ fn quick_retries(n: u32) -> RetryPolicy {
 async fn ask(model: &dyn Model) -> Result<actuator_model::ModelOutput, actuator_model::ModelError> {
     model
         .generate(
-            &[ChatMessage::user("3 + 4 and read a")],
-            &[tools::add(), tools::read()],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
+            GenerateRequest::new(&[ChatMessage::user("3 + 4 and read a")])
+                .tools(&[tools::add(), tools::read()]),
         )
         .await
 }

@@ -12,9 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_agent::{react, run};
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateConfig, GenerateRequest, Model};
 use actuator_providers::{ModelOptions, RetryPolicy};
-use actuator_tool_core::ToolChoice;
 use actuator_tool_macros::tool;
 use common::forced::Forced;
 use common::servers;
@@ -146,12 +145,7 @@ async fn a_streamed_answer_from_a_real_server_aggregates() {
 /// A streamed "Say hello." aggregates into a non-empty answer that ended normally.
 async fn says_hello_streamed(model: &dyn Model) -> actuator_model::ModelOutput {
     let out = model
-        .generate(
-            &[ChatMessage::user("Say hello.")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(GenerateRequest::new(&[ChatMessage::user("Say hello.")]))
         .await
         .unwrap();
     eprintln!("streamed: {:?} {:?}", out.completion(), out.stop_reason());

@@ -8,9 +8,8 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_model::{ChatMessage, GenerateConfig, Model, ModelError};
+use actuator_model::{ChatMessage, GenerateRequest, Model, ModelError};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
-use actuator_tool_core::ToolChoice;
 use common::{anthropic_message, anthropic_ok, chat_completion, openai_ok};
 use serde_json::json;
 use wiremock::matchers::{method, path};
@@ -69,12 +68,7 @@ fn model(kind: &str, base: &str, stream: bool) -> Arc<dyn Model> {
 
 async fn ask(model: &dyn Model) -> Result<String, ModelError> {
     let out = model
-        .generate(
-            &[ChatMessage::user("hi")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(GenerateRequest::new(&[ChatMessage::user("hi")]))
         .await?;
     Ok(out.completion())
 }

@@ -6,11 +6,10 @@
 use std::error::Error as _;
 use std::sync::Arc;
 
-use actuator_model::{ChatMessage, ErrorCause, FunctionModel, GenerateConfig, Model, ModelOutput};
+use actuator_model::{ChatMessage, ErrorCause, FunctionModel, Model, ModelOutput};
 use actuator_providers::{
     ModelOptions, ProviderError, get_model, get_model_with, register_provider, registered_providers,
 };
-use actuator_tool_core::ToolChoice;
 
 /// A model that answers with its own name and the key its options gave.
 fn echo(name: &str, options: &ModelOptions) -> Arc<dyn Model> {
@@ -41,15 +40,11 @@ async fn a_registered_prefix_resolves_through_get_model() {
     )
     .unwrap();
     assert_eq!(model.name(), "bedrockish/anthropic.claude-3-haiku");
-    let out = actuator_model::generate(
-        &*model,
-        &[ChatMessage::user("hi")],
-        &[],
-        &ToolChoice::Auto,
-        &GenerateConfig::default(),
-    )
-    .await
-    .unwrap();
+    let input = [ChatMessage::user("hi")];
+    let out = model
+        .generate(actuator_model::GenerateRequest::new(&input))
+        .await
+        .unwrap();
     assert_eq!(
         out.completion(),
         "bedrockish/anthropic.claude-3-haiku with key from-env"

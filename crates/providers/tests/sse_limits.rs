@@ -3,9 +3,8 @@
 //! limit is [`ProviderError::EventTooLarge`], not an unbounded buffer.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateRequest, Model};
 use actuator_providers::{DEFAULT_MAX_SSE_EVENT_BYTES, ModelOptions, ProviderError, RetryPolicy};
-use actuator_tool_core::ToolChoice;
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -38,12 +37,7 @@ fn options(server: &MockServer) -> ModelOptions {
 
 async fn ask(model: &dyn Model) -> Result<String, actuator_model::ModelError> {
     let out = model
-        .generate(
-            &[ChatMessage::user("long")],
-            &[],
-            &ToolChoice::Auto,
-            &GenerateConfig::default(),
-        )
+        .generate(GenerateRequest::new(&[ChatMessage::user("long")]))
         .await?;
     Ok(out.completion())
 }

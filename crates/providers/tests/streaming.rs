@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_model::{
-    ChatMessage, GenerateConfig, MessageContent, Model, ModelError, ModelOutput, StopReason,
+    ChatMessage, GenerateConfig, GenerateRequest, MessageContent, Model, ModelError, ModelOutput,
+    StopReason,
 };
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
-use actuator_tool_core::{Content, ToolChoice};
+use actuator_tool_core::Content;
 use common::{spec, tools};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
@@ -102,10 +103,9 @@ fn anthropic_model(url: &str, stream: Option<bool>) -> Arc<dyn Model> {
 async fn ask(model: &dyn Model, config: &GenerateConfig) -> Result<ModelOutput, ModelError> {
     model
         .generate(
-            &[ChatMessage::user("3 + 4 and 5 + 6?")],
-            &[tools::read(), tools::add()],
-            &ToolChoice::Auto,
-            config,
+            GenerateRequest::new(&[ChatMessage::user("3 + 4 and 5 + 6?")])
+                .tools(&[tools::read(), tools::add()])
+                .config(config),
         )
         .await
 }

@@ -7,9 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_model::{ChatMessage, GenerateConfig, Model};
+use actuator_model::{ChatMessage, GenerateRequest, Model};
 use actuator_providers::{ModelOptions, RetryPolicy};
-use actuator_tool_core::ToolChoice;
 use tokio::net::TcpListener;
 use tokio_rustls::rustls;
 
@@ -59,10 +58,7 @@ async fn a_certificate_no_root_vouches_for_is_refused() {
     let model = build("openai/gpt-test", &format!("https://localhost:{port}/v1"));
     let answer = actuator_model::generate(
         model.as_ref(),
-        &[ChatMessage::user("hello")],
-        &[],
-        &ToolChoice::Auto,
-        &GenerateConfig::default(),
+        GenerateRequest::new(&[ChatMessage::user("hello")]),
     )
     .await;
     assert!(answer.is_err(), "an untrusted certificate was accepted");

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_exec::{ExecuteOptions, execute_tools};
-use actuator_model::{ChatMessage, GenerateConfig, generate};
+use actuator_model::{ChatMessage, GenerateRequest, generate};
 use actuator_providers::ModelOptions;
-use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
+use actuator_tool_core::{ToolDef, ToolInfo};
 use serde_json::{Value, json};
 
 #[test]
@@ -68,15 +68,9 @@ async fn a_turn_against_the_canned_server_lands_add_and_is_recorded() {
     let tools: Vec<ToolDef> = vec![fixture::add_tool(), fixture::search_tool()];
     let infos: Vec<Arc<ToolInfo>> = tools.iter().map(ToolDef::info_arc).collect();
     let mut conversation = w6::conversation::build();
-    let output = generate(
-        &*model,
-        &conversation,
-        &infos,
-        &ToolChoice::Auto,
-        &GenerateConfig::default(),
-    )
-    .await
-    .unwrap();
+    let output = generate(&*model, GenerateRequest::new(&conversation).tools(&infos))
+        .await
+        .unwrap();
     let message = output.message().cloned().unwrap();
     assert_eq!(message.calls().len(), 1);
     assert_eq!(message.calls()[0].function, "add");

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use actuator_model::{BoxFuture, ChatMessage, GenerateConfig, MessageContent, Model, StopReason};
+use actuator_model::{BoxFuture, ChatMessage, GenerateRequest, MessageContent, Model, StopReason};
 use actuator_tool_core::{Content, ToolChoice, ToolInfo};
 use serde_json::Value;
 
@@ -179,10 +179,7 @@ impl CompactionSummary {
         let output = cx
             .generate(
                 model,
-                &input,
-                &[],
-                &ToolChoice::None,
-                &GenerateConfig::default(),
+                GenerateRequest::new(&input).tool_choice(&ToolChoice::None),
             )
             .await?;
         if output.is_empty() {

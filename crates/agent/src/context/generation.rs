@@ -8,57 +8,45 @@ use std::time::{Duration, Instant};
 
 use actuator_events::{Event, ModelEvent, ModelRetryEvent, SharedMessages, unix_seconds_at};
 use actuator_model::{
-    ChatMessage, GenerateConfig, GenerateObserver, Model, ModelError, ModelOutput, RetryReport,
-    observe_generation,
+    GenerateObserver, GenerateRequest, Model, ModelError, ModelOutput, RetryReport,
 };
-use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_core::ToolChoice;
 use tracing::Instrument;
 
 use super::RunContext;
 use crate::error::AgentError;
 
 impl RunContext {
-    /// Generates with `model`: the one way every agent calls a model. It applies the tool
-    /// choice (§1.4), runs the generation inside a `model` tracing span under the run's time
-    /// limits and the config's `timeout`, emits a [`ModelEvent`], and records the usage in
-    /// every scope, failing when a token, turn or cost limit is then exceeded. Every
-    /// generation counts: retries and compaction summaries too, as in the reference.
+    /// Generates with `model`: the one way every agent calls a model. It applies the
+    /// request's tool choice (§1.4), runs the generation inside a `model` tracing span under
+    /// the run's time limits and the config's `timeout`, emits a [`ModelEvent`], and records
+    /// the usage in every scope, failing when a token, turn or cost limit is then exceeded.
+    /// Every generation counts: retries and compaction summaries too, as in the reference.
+    ///
+    /// The provider's retries become [`ModelRetryEvent`]s and its waits are recorded as
+    /// waiting, not working time; an observer already on the request hears of them too.
     ///
     /// ```
-    /// use std::sync::Arc;
-    /// use actuator_agent::{RunContext, run, limits::turn_limit};
-    /// use actuator_model::{GenerateConfig, ModelOutput, ScriptedModel};
-    /// use actuator_tool_core::ToolChoice;
+    /// use actuator_agent::{RunContext, limits::turn_limit};
+    /// use actuator_model::{ChatMessage, GenerateConfig, GenerateRequest, ModelOutput, ScriptedModel};
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// let model = ScriptedModel::new([ModelOutput::from_content("m", "one"), ModelOutput::from_content("m", "two")]);
     /// let cx = RunContext::new().scoped(&[turn_limit(1)]);
-    /// let input = [actuator_model::ChatMessage::user("hi")];
+    /// let input = [ChatMessage::user("hi")];
     /// let config = GenerateConfig::default();
-    /// let first = cx.generate(&model, &input, &[], &ToolChoice::Auto, &config).await.unwrap();
+    /// let first = cx.generate(&model, GenerateRequest::new(&input).config(&config)).await.unwrap();
     /// assert_eq!(first.completion(), "one");
-    /// let second = cx.generate(&model, &input, &[], &ToolChoice::Auto, &config).await;
+    /// let second = cx.generate(&model, GenerateRequest::new(&input)).await;
     /// assert!(second.unwrap_err().limit().is_some()); // the second turn is over the limit
     /// # });
     /// ```
     pub async fn generate(
         &self,
         model: &dyn Model,
-        input: &[ChatMessage],
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
+        request: GenerateRequest<'_>,
     ) -> Result<ModelOutput, AgentError> {
-        let output = self
-            .generate_recorded(
-                model,
-                input,
-                None,
-                Tools::Borrowed(tools),
-                tool_choice,
-                config,
-            )
-            .await?;
+        let output = self.generate_recorded(model, request, None).await?;
         // Unshared unless an event recorded it: then the caller gets its own copy.
         Ok(Arc::try_unwrap(output).unwrap_or_else(|shared| ModelOutput::clone(&shared)))
     }
@@ -67,51 +55,60 @@ impl RunContext {
     /// agent's loop does: `recorded` is what this conversation's earlier [`ModelEvent`]s
     /// recorded, and this generation's event shares it, copying only the messages added since
     /// ([`SharedMessages::continued_by`]). Recording a turn then costs O(1) in the length of
-    /// the conversation instead of a copy of it. `input` must grow by appending: when it does
-    /// not continue `recorded`, the whole input is copied; a message edited in place (same
-    /// id) would not be seen, so give such a conversation a fresh `SharedMessages`. Without
-    /// an event sink nothing is recorded and `recorded` is left as it is.
+    /// the conversation instead of a copy of it. `request.input` must grow by appending: when
+    /// it does not continue `recorded`, the whole input is copied; a message edited in place
+    /// (same id) would not be seen, so give such a conversation a fresh `SharedMessages`.
+    /// Without an event sink nothing is recorded and `recorded` is left as it is.
     ///
-    /// The tools are an `Arc` the event shares rather than copies. The output comes back in
-    /// the `Arc` the event holds (not a copy of it): keep it so, for example with
-    /// [`AgentState::set_output`](crate::AgentState::set_output).
+    /// `recorded` is an argument rather than part of the request because it is the
+    /// recording's state, not the model's: the model never sees it, it is written as well as
+    /// read (the event's messages become the next turn's `recorded`), and it is a type of the
+    /// events layer, which the model layer does not know. Tools given with
+    /// [`GenerateRequest::shared_tools`] are shared by the event rather than copied.
+    ///
+    /// The output comes back in the `Arc` the event holds (not a copy of it): keep it so, for
+    /// example with [`AgentState::set_output`](crate::AgentState::set_output).
+    ///
+    /// ```
+    /// use actuator_agent::RunContext;
+    /// use actuator_events::{EventLog, SharedMessages};
+    /// use actuator_model::{ChatMessage, GenerateRequest, ModelOutput, ScriptedModel};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([ModelOutput::from_content("m", "one"), ModelOutput::from_content("m", "two")]);
+    /// let log = EventLog::new();
+    /// let cx = RunContext::with_events(log.clone());
+    /// let mut recorded = SharedMessages::new();
+    /// let mut messages = vec![ChatMessage::user("hi")];
+    /// let first = cx.generate_shared(&model, GenerateRequest::new(&messages), &mut recorded).await.unwrap();
+    /// messages.push(ChatMessage::Assistant(Box::new(first.message().unwrap().clone())));
+    /// messages.push(ChatMessage::user("again"));
+    /// cx.generate_shared(&model, GenerateRequest::new(&messages), &mut recorded).await.unwrap();
+    /// // The second event's input continues the first's rather than copying it.
+    /// assert_eq!(recorded.len(), 3);
+    /// # });
+    /// ```
     pub async fn generate_shared(
         &self,
         model: &dyn Model,
-        input: &[ChatMessage],
+        request: GenerateRequest<'_>,
         recorded: &mut SharedMessages,
-        tools: &Arc<[Arc<ToolInfo>]>,
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
     ) -> Result<Arc<ModelOutput>, AgentError> {
-        self.generate_recorded(
-            model,
-            input,
-            Some(recorded),
-            Tools::Shared(tools),
-            tool_choice,
-            config,
-        )
-        .await
+        self.generate_recorded(model, request, Some(recorded)).await
     }
 
-    /// The shared output of either: `recorded` as in `generate_shared`, or none.
+    /// The shared output of either: `recorded` as in `generate_shared`, or none (the input
+    /// is then recorded whole).
     pub(crate) async fn generate_recorded(
         &self,
         model: &dyn Model,
-        input: &[ChatMessage],
+        request: GenerateRequest<'_>,
         recorded: Option<&mut SharedMessages>,
-        shared_tools: Tools<'_>,
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
     ) -> Result<Arc<ModelOutput>, AgentError> {
         self.check_violation().map_err(AgentError::new)?;
-        let tools: &[Arc<ToolInfo>] = match shared_tools {
-            Tools::Borrowed(t) => t,
-            Tools::Shared(t) => t,
-        };
         let span = tracing::info_span!("model", model = %model.name());
         async {
+            let (tools, tool_choice) = (request.tools, request.tool_choice);
             // Auto and Any offer every tool: skip the copy resolve_tool_choice would make.
             let (offered, choice) = match tool_choice {
                 ToolChoice::Auto | ToolChoice::Any if !tools.is_empty() => {
@@ -127,17 +124,22 @@ impl RunContext {
                 let clock = Instant::now();
                 (unix_seconds_at(clock), clock)
             });
-            let observer = Arc::new(RunObserver {
-                cx: self.clone(),
-                // Only retry events need the name: no copy when nothing listens.
-                model: self.events().map(|_| model.name().to_owned()),
+            let observer = RunObserver {
+                cx: self,
+                model: model.name(),
+                inner: request.observer,
                 retries: AtomicU32::new(0),
                 waited: Mutex::new(Duration::ZERO),
-            });
-            let generation = observe_generation(
-                observer.clone(),
-                model.generate(input, &offered, &choice, config),
-            );
+            };
+            let config = request.config;
+            let offered_request = request
+                .tools(&offered)
+                .tool_choice(&choice)
+                .observer(&observer);
+            // Read before the request moves into the model: the list the event can share.
+            let shared_tools = offered_request.tools_arc();
+            let input = offered_request.input;
+            let generation = model.generate(offered_request);
             let result = match config.timeout {
                 None => self.guard(generation).await,
                 Some(after) => self
@@ -148,23 +150,10 @@ impl RunContext {
             .map_err(AgentError::new)?
             .map(Arc::new);
             if let (Some(sink), Some((started_at, clock))) = (self.events(), timing) {
-                // The observer is no longer shared once the generation is over: its copy of
-                // the name becomes the event's.
                 let elapsed = clock.elapsed();
-                let (name, waited, retries) = match Arc::try_unwrap(observer) {
-                    Ok(o) => (
-                        o.model,
-                        o.waited.into_inner().unwrap_or_default(),
-                        o.retries.into_inner(),
-                    ),
-                    Err(o) => (
-                        o.model.clone(),
-                        o.waited(),
-                        o.retries.load(Ordering::Relaxed),
-                    ),
-                };
+                let waited = observer.waited();
                 sink.emit(Event::Model(Box::new(ModelEvent {
-                    model: name.unwrap_or_else(|| model.name().to_owned()),
+                    model: model.name().to_owned(),
                     input: match recorded {
                         Some(r) => {
                             *r = r.continued_by(input);
@@ -172,10 +161,7 @@ impl RunContext {
                         }
                         None => SharedMessages::from(input),
                     },
-                    tools: match (&offered, shared_tools) {
-                        (Cow::Borrowed(_), Tools::Shared(all)) => Arc::clone(all),
-                        _ => Arc::from(offered.as_ref()),
-                    },
+                    tools: shared_tools.map_or_else(|| Arc::from(offered.as_ref()), Arc::clone),
                     tool_choice: choice.into_owned(),
                     config: config.clone(),
                     output: result.as_ref().ok().map(Arc::clone),
@@ -183,7 +169,7 @@ impl RunContext {
                     started_at,
                     completed_at: started_at + elapsed.as_secs_f64(),
                     working_time: elapsed.saturating_sub(waited).as_secs_f64(),
-                    retries,
+                    retries: observer.retries.load(Ordering::Relaxed),
                 })));
             }
             let output = result.map_err(AgentError::new)?;
@@ -196,44 +182,44 @@ impl RunContext {
     }
 }
 
-/// The tools a generation offers: shared ones the event can share too.
-#[derive(Clone, Copy)]
-pub(crate) enum Tools<'a> {
-    Borrowed(&'a [Arc<ToolInfo>]),
-    Shared(&'a Arc<[Arc<ToolInfo>]>),
-}
-
 /// Receives one generation's reports: each retry becomes a [`ModelRetryEvent`], each wait is
 /// recorded in every scope as waiting (so a working limit's deadline moves past it).
-struct RunObserver {
-    cx: RunContext,
-    model: Option<String>,
+///
+/// It lives on the generation's stack and the request borrows it: one generation costs no
+/// allocation for it. An observer the caller put on the request hears everything after it.
+struct RunObserver<'g> {
+    cx: &'g RunContext,
+    model: &'g str,
+    inner: Option<&'g dyn GenerateObserver>,
     retries: AtomicU32,
     waited: Mutex<Duration>,
 }
 
-impl RunObserver {
+impl RunObserver<'_> {
     fn waited(&self) -> Duration {
         self.waited.lock().map(|w| *w).unwrap_or_default()
     }
 }
 
-impl GenerateObserver for RunObserver {
+impl GenerateObserver for RunObserver<'_> {
     fn retrying(&self, report: &RetryReport) {
         self.retries.fetch_add(1, Ordering::Relaxed);
         // Credited when the wait begins, so that a working limit's deadline is already past
         // it while it lasts; `waited` settles the difference.
         self.cx.record_waiting(report.wait);
-        if let (Some(sink), Some(model)) = (self.cx.events(), &self.model) {
+        if let Some(sink) = self.cx.events() {
             sink.emit(Event::ModelRetry(
                 ModelRetryEvent::new(
-                    model.clone(),
+                    self.model,
                     report.retry,
                     report.wait.as_secs_f64(),
                     report.error.clone(),
                 )
                 .with_status(report.status),
             ));
+        }
+        if let Some(inner) = self.inner {
+            inner.retrying(report);
         }
     }
 
@@ -245,6 +231,9 @@ impl GenerateObserver for RunObserver {
             self.cx.record_waiting(waited - report.wait);
         } else {
             self.cx.unrecord_waiting(report.wait - waited);
+        }
+        if let Some(inner) = self.inner {
+            inner.waited(report, waited);
         }
     }
 }

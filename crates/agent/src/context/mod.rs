@@ -20,8 +20,6 @@ use actuator_tool_core::source::ToolSet;
 
 mod generation;
 
-pub(crate) use generation::Tools;
-
 #[derive(Clone)]
 struct Inner {
     /// The limit scopes and the event sink (shared with the conversation a run works on).

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use actuator_events::{Event, InfoEvent, SharedMessages};
 use actuator_exec::{ApprovalPolicy, ExecuteOptions};
-use actuator_model::{BoxFuture, ChatMessage, CompactString, GenerateConfig, StopReason};
+use actuator_model::{
+    BoxFuture, ChatMessage, CompactString, GenerateConfig, GenerateRequest, StopReason,
+};
 use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
 use serde_json::{Map, Value};
 
@@ -17,7 +19,7 @@ use super::config::{
 use super::submit::{SubmitSettings, apply_submission, remove_submit_tool, submission};
 use crate::agent::Agent;
 use crate::compaction::{CompactionStrategy, Compactor};
-use crate::context::{RunContext, Tools};
+use crate::context::RunContext;
 use crate::error::{AgentError, AgentErrorKind};
 use crate::filter::MessageFilter;
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
@@ -184,29 +186,13 @@ impl ReactAgent {
             // Every generation, retries included, is recorded and counted by the context.
             // The uncompacted history only grows, so its events share what earlier turns
             // recorded; a compacted view is rebuilt every turn and is recorded whole.
+            let request = GenerateRequest::new(input)
+                .shared_tools(&turn.infos)
+                .tool_choice(&turn.choice)
+                .config(&self.config);
             let generated = match &compacted {
-                None => {
-                    cx.generate_shared(
-                        model,
-                        input,
-                        recorded,
-                        &turn.infos,
-                        &turn.choice,
-                        &self.config,
-                    )
-                    .await
-                }
-                Some(_) => {
-                    cx.generate_recorded(
-                        model,
-                        input,
-                        None,
-                        Tools::Shared(&turn.infos),
-                        &turn.choice,
-                        &self.config,
-                    )
-                    .await
-                }
+                None => cx.generate_shared(model, request, recorded).await,
+                Some(_) => cx.generate_recorded(model, request, None).await,
             };
             let output = generated.map_err(|e| e.or_state(state))?;
             let refused = output.stop_reason() == Some(StopReason::ContentFilter);

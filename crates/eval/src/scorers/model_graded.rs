@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use actuator_events::{NOANSWER, Score};
-use actuator_model::{BoxFuture, ChatMessage, GenerateConfig, MessageSource, Model};
+use actuator_model::{BoxFuture, ChatMessage, GenerateRequest, MessageSource, Model};
 use actuator_multi::TaskState;
-use actuator_tool_core::ToolChoice;
 
 use crate::error::ScoreError;
 use crate::sample::Target;
@@ -121,7 +120,7 @@ impl Scorer for ModelGraded {
             let input = [ChatMessage::user(prompt)];
             let reply = self
                 .model
-                .generate(&input, &[], &ToolChoice::Auto, &GenerateConfig::default())
+                .generate(GenerateRequest::new(&input))
                 .await
                 .map_err(|e| ScoreError {
                     scorer: self.name().to_owned(),

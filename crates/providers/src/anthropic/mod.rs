@@ -4,13 +4,11 @@ mod request;
 pub(crate) mod response;
 pub(crate) mod stream;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use actuator_model::{
-    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, StopReason,
+    BoxFuture, GenerateConfig, GenerateRequest, Model, ModelError, ModelOutput, StopReason,
 };
-use actuator_tool_core::{ToolChoice, ToolInfo};
 
 use crate::check::{Rules, check_conversation};
 use crate::error::ProviderError;
@@ -90,13 +88,8 @@ impl AnthropicMessages {
         })
     }
 
-    async fn run(
-        &self,
-        input: &[ChatMessage],
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
-    ) -> Result<ModelOutput, ProviderError> {
+    async fn run(&self, request: &GenerateRequest<'_>) -> Result<ModelOutput, ProviderError> {
+        let (input, tools, tool_choice) = (request.input, request.tools, request.tool_choice);
         let invalid = |message: String| ProviderError::InvalidConversation {
             provider: self.transport.provider.clone(),
             message,
@@ -108,7 +101,7 @@ impl AnthropicMessages {
             },
         )
         .map_err(invalid)?;
-        let config = merged(&self.config, config);
+        let config = merged(&self.config, request.config);
         request::thinking_budget(&config).map_err(|message| ProviderError::InvalidConfig {
             provider: self.transport.provider.clone(),
             message,
@@ -121,13 +114,13 @@ impl AnthropicMessages {
         let result = if self.stream.unwrap_or(max_tokens > STREAM_ABOVE_MAX_TOKENS) {
             body["stream"] = serde_json::json!(true);
             self.transport
-                .post_sse(path, &body, || {
+                .post_sse(path, &body, request, || {
                     stream::MessageStream::new(&self.transport.provider)
                 })
                 .await
                 .map(|s| s.finish(&self.model))
         } else {
-            match self.transport.post_json(path, &body).await {
+            match self.transport.post_json(path, &body, request).await {
                 Ok(bytes) => response::output(&bytes, &self.model).map_err(|message| {
                     Failure::Other(ProviderError::MalformedResponse {
                         provider: self.transport.provider.clone(),
@@ -182,13 +175,10 @@ impl Model for AnthropicMessages {
 
     fn generate<'a>(
         &'a self,
-        input: &'a [ChatMessage],
-        tools: &'a [Arc<ToolInfo>],
-        tool_choice: &'a ToolChoice,
-        config: &'a GenerateConfig,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         Box::pin(async move {
-            self.run(input, tools, tool_choice, config)
+            self.run(&request)
                 .await
                 .map_err(|e| self.transport.model_error(e))
         })

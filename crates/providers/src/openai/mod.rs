@@ -6,13 +6,11 @@ pub(crate) mod responses;
 pub(crate) mod responses_stream;
 pub(crate) mod stream;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use actuator_model::{
-    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, StopReason,
+    BoxFuture, GenerateConfig, GenerateRequest, Model, ModelError, ModelOutput, StopReason,
 };
-use actuator_tool_core::{ToolChoice, ToolInfo};
 
 use crate::check::{Rules, check_conversation};
 use crate::error::ProviderError;
@@ -99,13 +97,8 @@ impl OpenAiChat {
         })
     }
 
-    async fn run(
-        &self,
-        input: &[ChatMessage],
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
-        config: &GenerateConfig,
-    ) -> Result<ModelOutput, ProviderError> {
+    async fn run(&self, request: &GenerateRequest<'_>) -> Result<ModelOutput, ProviderError> {
+        let (input, tools, tool_choice) = (request.input, request.tools, request.tool_choice);
         let invalid = |message: String| ProviderError::InvalidConversation {
             provider: self.transport.provider.clone(),
             message,
@@ -117,9 +110,9 @@ impl OpenAiChat {
             },
         )
         .map_err(invalid)?;
-        let config = merged(&self.config, config);
+        let config = merged(&self.config, request.config);
         if self.responses_api {
-            return self.run_responses(input, tools, tool_choice, &config).await;
+            return self.run_responses(request, &config).await;
         }
         let built = request::build(
             &self.model,
@@ -136,13 +129,13 @@ impl OpenAiChat {
         let result = if self.stream {
             body.streamed();
             self.transport
-                .post_sse(path, &body, || {
+                .post_sse(path, &body, request, || {
                     stream::ChatStream::new(&self.transport.provider)
                 })
                 .await
                 .map(|s| s.finish(&self.model, tools, &built.strict))
         } else {
-            match self.transport.post_json(path, &body).await {
+            match self.transport.post_json(path, &body, request).await {
                 Ok(bytes) => {
                     response::output(&bytes, &self.model, tools, &built.strict).map_err(|message| {
                         Failure::Other(ProviderError::MalformedResponse {
@@ -169,13 +162,14 @@ impl OpenAiChat {
 }
 
 impl OpenAiChat {
+    /// The Responses API's side of [`OpenAiChat::run`]: `config` is the request's, merged
+    /// over the model's defaults.
     async fn run_responses(
         &self,
-        input: &[ChatMessage],
-        tools: &[Arc<ToolInfo>],
-        tool_choice: &ToolChoice,
+        request: &GenerateRequest<'_>,
         config: &GenerateConfig,
     ) -> Result<ModelOutput, ProviderError> {
+        let (input, tools, tool_choice) = (request.input, request.tools, request.tool_choice);
         let (body, strict) = responses::build(
             &self.model,
             input,
@@ -198,14 +192,14 @@ impl OpenAiChat {
             let mut body = body;
             body["stream"] = serde_json::json!(true);
             self.transport
-                .post_sse(path, &body, || {
+                .post_sse(path, &body, request, || {
                     responses_stream::ResponsesStream::new(&self.transport.provider)
                 })
                 .await
                 .map(|s| s.finish(&self.model, tools, &strict))
         } else {
             self.transport
-                .post_json(path, &body)
+                .post_json(path, &body, request)
                 .await
                 .map(|bytes| responses::output(&bytes, &self.model, tools, &strict))
         };
@@ -268,13 +262,10 @@ impl Model for OpenAiChat {
 
     fn generate<'a>(
         &'a self,
-        input: &'a [ChatMessage],
-        tools: &'a [Arc<ToolInfo>],
-        tool_choice: &'a ToolChoice,
-        config: &'a GenerateConfig,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         Box::pin(async move {
-            self.run(input, tools, tool_choice, config)
+            self.run(&request)
                 .await
                 .map_err(|e| self.transport.model_error(e))
         })

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use actuator_model::{
-    BoxFuture, ChatMessage, GenerateConfig, Model, ModelError, ModelOutput, resolve_tool_choice,
+    BoxFuture, GenerateRequest, Model, ModelError, ModelOutput, resolve_tool_choice,
 };
-use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_core::ToolChoice;
 
 /// Forces the tool choice of turn `n` to the tool `order[n]`; later turns keep the caller's.
 pub struct Forced {
@@ -41,19 +41,18 @@ impl Model for Forced {
 
     fn generate<'a>(
         &'a self,
-        input: &'a [ChatMessage],
-        tools: &'a [Arc<ToolInfo>],
-        tool_choice: &'a ToolChoice,
-        config: &'a GenerateConfig,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         let turn = self.turn.fetch_add(1, Ordering::SeqCst);
-        let choice = self
-            .order
-            .get(turn)
-            .map_or_else(|| tool_choice.clone(), |name| ToolChoice::function(*name));
+        let choice = self.order.get(turn).map_or_else(
+            || request.tool_choice.clone(),
+            |name| ToolChoice::function(*name),
+        );
         Box::pin(async move {
-            let (offered, choice) = resolve_tool_choice(tools, &choice);
-            self.inner.generate(input, &offered, &choice, config).await
+            let (offered, choice) = resolve_tool_choice(request.tools, &choice);
+            // The rest of the request (input, config, observer) passes on as it came.
+            let request = request.tools(&offered).tool_choice(&choice);
+            self.inner.generate(request).await
         })
     }
 }

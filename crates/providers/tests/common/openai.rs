@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_model::{ChatMessage, GenerateConfig, Model, ModelError, ModelOutput};
+use actuator_model::{
+    ChatMessage, GenerateConfig, GenerateRequest, Model, ModelError, ModelOutput,
+};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use wiremock::matchers::{method, path};
@@ -41,7 +43,11 @@ pub async fn generate(
     choice: &ToolChoice,
     config: &GenerateConfig,
 ) -> Result<ModelOutput, ModelError> {
-    model.generate(input, tools, choice, config).await
+    let request = GenerateRequest::new(input)
+        .tools(tools)
+        .tool_choice(choice)
+        .config(config);
+    model.generate(request).await
 }
 
 pub async fn ask(model: &dyn Model) -> Result<ModelOutput, ModelError> {
