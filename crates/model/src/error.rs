@@ -51,22 +51,42 @@ pub enum ModelError {
 }
 
 impl ModelError {
-    /// Wraps a provider's typed error; `retryable` says whether trying again may succeed.
+    /// Wraps a provider's typed error that trying again will not cure (a refused key, an
+    /// invalid request). [`ModelError::api_retryable`] is the one that may.
+    ///
+    /// ```
+    /// use actuator_model::ModelError;
+    /// #[derive(Debug, thiserror::Error)]
+    /// #[error("invalid API key")]
+    /// struct Unauthorized;
+    /// let err = ModelError::api(Unauthorized);
+    /// assert_eq!(err.to_string(), "invalid API key");
+    /// assert!(!err.is_retryable());
+    /// assert!(err.downcast_ref::<Unauthorized>().is_some());
+    /// ```
+    pub fn api(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ModelError::Api(ApiError {
+            error: Arc::new(error),
+            retryable: false,
+        })
+    }
+
+    /// Wraps a provider's typed error that trying again may cure (a rate limit, an overloaded
+    /// server, a dropped connection): retry policies retry it.
     ///
     /// ```
     /// use actuator_model::ModelError;
     /// #[derive(Debug, thiserror::Error)]
     /// #[error("rate limited")]
     /// struct RateLimited;
-    /// let err = ModelError::api(RateLimited, true);
-    /// assert_eq!(err.to_string(), "rate limited");
+    /// let err = ModelError::api_retryable(RateLimited);
     /// assert!(err.is_retryable());
     /// assert!(err.downcast_ref::<RateLimited>().is_some());
     /// ```
-    pub fn api(error: impl std::error::Error + Send + Sync + 'static, retryable: bool) -> Self {
+    pub fn api_retryable(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         ModelError::Api(ApiError {
             error: Arc::new(error),
-            retryable,
+            retryable: true,
         })
     }
 

@@ -320,8 +320,11 @@ impl ProviderError {
 
 impl From<ProviderError> for ModelError {
     fn from(err: ProviderError) -> Self {
-        let retryable = err.is_retryable();
-        ModelError::api(err, retryable)
+        if err.is_retryable() {
+            ModelError::api_retryable(err)
+        } else {
+            ModelError::api(err)
+        }
     }
 }
 
