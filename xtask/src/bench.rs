@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use crate::measure::{Measure, Unit, capture, results, root, sh, w5_label};
 use crate::python::{self, PythonOptions};
 use crate::report;
 
@@ -45,63 +46,6 @@ options:
   --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,sse,
                         build (passed on to the Python reference as its workloads W0, W1, …;
                         sse has no Python counterpart)";
-
-/// What a figure measures, which fixes its canonical unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// A duration, in seconds.
-    Seconds,
-    /// A size, in bytes.
-    Bytes,
-    /// A rate, per second.
-    PerSecond,
-    /// One figure divided by another (`x`).
-    Ratio,
-}
-
-/// One median, in its canonical unit.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Measure {
-    /// The value.
-    pub value: f64,
-    /// Its unit.
-    pub unit: Unit,
-}
-
-impl Measure {
-    pub(crate) fn seconds(value: f64) -> Self {
-        Measure {
-            value,
-            unit: Unit::Seconds,
-        }
-    }
-
-    fn bytes(value: f64) -> Self {
-        Measure {
-            value,
-            unit: Unit::Bytes,
-        }
-    }
-
-    /// A value in one of the units the benchmark scripts report, made canonical.
-    pub fn from_unit(value: f64, unit: &str) -> Option<Measure> {
-        let (scale, unit) = match unit {
-            "s" => (1.0, Unit::Seconds),
-            "ms" => (1e-3, Unit::Seconds),
-            "us" => (1e-6, Unit::Seconds),
-            "ns" => (1e-9, Unit::Seconds),
-            "MiB" => (1024.0 * 1024.0, Unit::Bytes),
-            "KiB" => (1024.0, Unit::Bytes),
-            "turns/s" | "samples/s" => (1.0, Unit::PerSecond),
-            "x" => (1.0, Unit::Ratio),
-            _ => return None,
-        };
-        Some(Measure {
-            value: value * scale,
-            unit,
-        })
-    }
-}
 
 /// The command line.
 #[derive(Debug)]
@@ -184,38 +128,8 @@ impl Options {
     }
 }
 
-/// The workspace root (this crate's parent folder).
-pub fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
-}
-
 fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
-}
-
-/// Runs a command to completion; fails on a non-zero exit.
-pub fn sh(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} failed: {status}"))
-    }
-}
-
-/// Runs a command and returns its stdout (stderr goes to the terminal).
-pub fn capture(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{cmd:?} failed: {}", out.status));
-    }
-    String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
 /// The exit status of a bench binary that cannot run because a component it needs is missing
@@ -566,42 +480,6 @@ fn divan(exe: &Path, samples: u32, rust: &mut BTreeMap<String, Measure>) -> Resu
         rust.insert(format!("divan|{}", m.path), Measure::seconds(m.seconds));
     }
     Ok(())
-}
-
-/// Records the `RESULT {json}` lines of a plain-loop bench binary as `{workload}|{case}`.
-pub fn results(stdout: &str, rust: &mut BTreeMap<String, Measure>) {
-    for line in stdout.lines() {
-        let Some(json) = line.strip_prefix("RESULT ") else {
-            if !line.trim().is_empty() && line != "HOLD" {
-                eprintln!("   {line}");
-            }
-            continue;
-        };
-        let Ok(row) = serde_json::from_str::<Value>(json) else {
-            continue;
-        };
-        let (Some(workload), Some(case), Some(median), Some(unit)) = (
-            row["workload"].as_str(),
-            row["case"].as_str(),
-            row["median"].as_f64(),
-            row["unit"].as_str(),
-        ) else {
-            continue;
-        };
-        eprintln!("   {workload} {case}: {median:.4} {unit}");
-        if let Some(m) = Measure::from_unit(median, unit) {
-            rust.insert(format!("{workload}|{case}"), m);
-        }
-    }
-}
-
-/// The label the `react` binary gives a configuration.
-pub fn w5_label(k: usize, yielding: bool, events: bool) -> String {
-    format!(
-        "react K={k}{}{}",
-        if yielding { ", yielding model" } else { "" },
-        if events { ", events counted" } else { "" }
-    )
 }
 
 fn w5(exe: &Path, quick: bool, rust: &mut BTreeMap<String, Measure>) -> Result<(), String> {

@@ -3,6 +3,7 @@
 
 mod bench;
 mod divan;
+mod measure;
 mod peers;
 mod python;
 mod report;

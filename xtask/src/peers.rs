@@ -14,8 +14,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::bench::{Measure, capture};
-use crate::report::{ratio, show, show_ratio};
+use crate::measure::{Measure, capture, ratio, show, show_ratio};
 
 /// The row of the main table the peers' rows follow: ours, one `add` call, events on.
 pub const ANCHOR: &str = "divan|execute/w2_execute_tools/add_1_call";

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::bench::{Measure, sh};
+use crate::measure::{Measure, sh};
 
 /// How to run the Python reference.
 #[derive(Debug, Clone)]

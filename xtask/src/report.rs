@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::bench::{Measure, Unit, w5_label};
+use crate::measure::{Measure, Unit, ratio, show, show_ratio, w5_label};
 
 /// One line of the table.
 struct Row {
@@ -151,79 +151,6 @@ fn rows() -> Vec<Row> {
         row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
         row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),
     ]
-}
-
-/// A value with a readable unit, three significant digits.
-pub fn show(m: Measure) -> String {
-    match m.unit {
-        Unit::Seconds => {
-            let v = m.value;
-            let (x, unit) = if v.abs() < 1e-6 {
-                (v * 1e9, "ns")
-            } else if v.abs() < 1e-3 {
-                (v * 1e6, "µs")
-            } else if v.abs() < 1.0 {
-                (v * 1e3, "ms")
-            } else {
-                (v, "s")
-            };
-            format!("{} {unit}", sig3(x))
-        }
-        Unit::Bytes => {
-            let v = m.value;
-            if v.abs() < 1024.0 * 1024.0 {
-                format!("{} KiB", sig3(v / 1024.0))
-            } else {
-                format!("{} MiB", sig3(v / 1048576.0))
-            }
-        }
-        Unit::PerSecond => format!("{} turns/s", thousands(m.value.round())),
-        Unit::Ratio => format!("{:.2}×", m.value),
-    }
-}
-
-fn sig3(x: f64) -> String {
-    if x.abs() >= 100.0 {
-        thousands(x.round())
-    } else if x.abs() >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-fn thousands(x: f64) -> String {
-    let digits = format!("{}", x.abs() as u64);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if x < 0.0 { format!("-{out}") } else { out }
-}
-
-/// How many times better Actuator is (> 1: Actuator is faster, smaller or higher in rate).
-pub fn ratio(rust: Measure, inspect: Measure) -> Option<f64> {
-    if rust.unit != inspect.unit || rust.value <= 0.0 || inspect.value <= 0.0 {
-        return None;
-    }
-    Some(match rust.unit {
-        Unit::PerSecond => rust.value / inspect.value,
-        _ => inspect.value / rust.value,
-    })
-}
-
-/// A ratio as the table writes it (`2.4×`, `37×`, `1,200×`).
-pub fn show_ratio(r: f64) -> String {
-    if r >= 100.0 {
-        format!("{}×", thousands(r.round()))
-    } else if r >= 10.0 {
-        format!("{r:.0}×")
-    } else {
-        format!("{r:.1}×")
-    }
 }
 
 /// The Markdown table: workload, Actuator median, Inspect median, ratio.

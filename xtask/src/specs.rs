@@ -79,7 +79,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         roots = DEFAULT_ROOTS.iter().map(|s| (*s).to_owned()).collect();
     }
     let out = out.unwrap_or_else(|| {
-        crate::bench::root()
+        crate::measure::root()
             .join("specs")
             .join("openai-openapi.subset.json")
     });

@@ -11,7 +11,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::bench::{Measure, capture, results};
+use crate::measure::{Measure, capture, results};
 
 /// How long the server may take to say where it listens.
 const START: Duration = Duration::from_secs(20);

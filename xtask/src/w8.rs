@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench::{Measure, capture, results};
+use crate::measure::{Measure, capture, results};
 
 /// The figures' keys (`W8|{case}`), as the bench binary and the script name their cases.
 pub const OUR_SERVER: &str = "W8|python client -> actuator server, add";
@@ -89,7 +89,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::Unit;
+    use crate::measure::Unit;
 
     #[test]
     fn the_table_sets_each_actuator_figure_beside_the_sdks_of_the_same_step() {
