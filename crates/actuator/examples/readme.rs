@@ -59,6 +59,48 @@ fn real_models() -> Result {
     Ok(())
 }
 
+/// A provider of the user's own, for the README's registry example.
+struct MyBedrockModel {
+    name: String,
+}
+
+impl MyBedrockModel {
+    fn new(
+        name: &str,
+        _options: &actuator::providers::ModelOptions,
+    ) -> std::result::Result<Self, std::io::Error> {
+        Ok(MyBedrockModel {
+            name: name.to_owned(),
+        })
+    }
+}
+
+impl actuator::model::Model for MyBedrockModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate<'a>(
+        &'a self,
+        _request: actuator::model::GenerateRequest<'a>,
+    ) -> actuator::model::BoxFuture<
+        'a,
+        std::result::Result<actuator::model::ModelOutput, actuator::model::ModelError>,
+    > {
+        Box::pin(async { Err(actuator::model::ModelError::other("not a real provider")) })
+    }
+}
+
+/// README: the open provider registry.
+#[rustfmt::skip]
+fn registry_example() -> Result {
+    actuator::providers::register_provider("bedrock", |name, options| {
+        Ok(std::sync::Arc::new(MyBedrockModel::new(name, options)?))
+    })?;
+    let model = actuator::providers::get_model("bedrock/anthropic.claude-3-haiku")?;
+    Ok(())
+}
+
 /// README: an MCP server's tools.
 #[rustfmt::skip]
 fn mcp_example(model: actuator::model::ScriptedModel) -> Result {
