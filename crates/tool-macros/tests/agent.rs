@@ -158,7 +158,7 @@ fn the_run_context_is_injected_and_not_a_parameter() {
 }
 
 #[test]
-fn run_with_passes_arguments_and_resources() {
+fn run_options_pass_arguments_and_resources() {
     let agent = greet_agent();
     let options = RunOptions::new()
         .resource(Greeting("hey"))
@@ -181,7 +181,7 @@ fn a_run_with_a_wrong_argument_fails_naming_it() {
 fn a_run_without_a_required_argument_fails_naming_it() {
     let agent = greet_agent();
     let options = RunOptions::new().resource(Greeting("hey"));
-    // `run_with` passes no arguments: the required `name` is missing.
+    // `run` with no arguments in its options: the required `name` is missing.
     let error = rt().block_on(run(&agent, "hi", options)).unwrap_err();
     assert!(error.to_string().contains("name"), "{error}");
 }
