@@ -1,7 +1,8 @@
 //! The key never leaks: both providers are made to fail in every way a server or a
 //! configuration can make them fail (the server echoing the key in its error bodies, stream
 //! events, broken bodies and redirect targets; timeouts; refused connections; bad base URLs
-//! holding a password), and the errors (`Display` and `Debug`), the run's events and
+//! holding a password), and the errors (`Display`, `Debug` and the whole chain of causes that
+//! logs and tool results show), the run's events and
 //! everything logged at TRACE are searched for the key and the password.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -15,6 +16,7 @@ use actuator_agent::{AgentErrorKind, RunContext};
 use actuator_events::EventLog;
 use actuator_model::{ChatMessage, GenerateRequest, Model};
 use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
+use actuator_tool_core::ErrorChain;
 use common::Captured;
 use serde_json::json;
 use wiremock::matchers::method;
@@ -152,7 +154,8 @@ async fn no_failure_shows_the_key_in_errors_events_or_logs() {
             let provider = model_error.downcast_ref::<ProviderError>().unwrap();
             let name = format!("{provider:?}");
             kinds.insert(name.split([' ', '{']).next().unwrap().to_owned());
-            seen.push_str(&format!("{err}\n{err:?}\n"));
+            // The chain is what logs and tool results show (every cause's text).
+            seen.push_str(&format!("{err}\n{err:?}\n{}\n", ErrorChain(&err)));
         }
         // Configurations that cannot be built, their URL holding the password.
         for base in [
@@ -163,7 +166,7 @@ async fn no_failure_shows_the_key_in_errors_events_or_logs() {
                 panic!("{base} was accepted");
             };
             kinds.insert("InvalidConfig".to_owned());
-            seen.push_str(&format!("{err}\n{err:?}\n"));
+            seen.push_str(&format!("{err}\n{err:?}\n{}\n", ErrorChain(&err)));
         }
     }
     let log = logs.text();
