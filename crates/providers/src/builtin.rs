@@ -126,10 +126,7 @@ fn chat_completions(
     resolved: Resolved,
     _options: &ModelOptions,
 ) -> Result<Arc<dyn Model>, ProviderError> {
-    Err(ProviderError::InvalidConfig {
-        provider: resolved.service,
-        message: format!("`{name}` needs the `openai` feature of actuator-providers"),
-    })
+    Err(needs_feature(name, resolved, "openai"))
 }
 
 #[cfg(feature = "anthropic")]
@@ -149,10 +146,16 @@ fn messages(
     resolved: Resolved,
     _options: &ModelOptions,
 ) -> Result<Arc<dyn Model>, ProviderError> {
-    Err(ProviderError::InvalidConfig {
+    Err(needs_feature(name, resolved, "anthropic"))
+}
+
+/// The error for a built-in provider whose cargo feature is off.
+#[cfg(any(not(feature = "openai"), not(feature = "anthropic")))]
+fn needs_feature(name: &str, resolved: Resolved, feature: &str) -> ProviderError {
+    ProviderError::InvalidConfig {
         provider: resolved.service,
-        message: format!("`{name}` needs the `anthropic` feature of actuator-providers"),
-    })
+        message: format!("`{name}` needs the `{feature}` feature of actuator-providers"),
+    }
 }
 
 #[cfg(test)]
