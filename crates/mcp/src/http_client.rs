@@ -47,38 +47,24 @@ pub(crate) fn client(
     roots: &[Vec<u8>],
     secrets: Secrets,
 ) -> Result<reqwest::Client, McpError> {
-    use std::sync::Arc;
-
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config_error = |what: &str, e: crate::error::BoxError| {
         McpError::config_from(
             format!("{what} for MCP server '{server}' could not be set up"),
             e,
         )
     };
-    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| config_error("the TLS settings", e.into()))?;
-    // A plain-HTTP server needs no roots; the client is built with a TLS configuration all the
-    // same, as reqwest would otherwise look for a process-wide crypto provider.
-    let mut tls = if is_https(url) {
-        let extra = parse_roots(server, roots)?;
-        let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider)
-            .map_err(|e| McpError::Connect {
-                server: server.to_owned(),
-                reason: format!("no certificate roots to verify its TLS certificate with: {e}"),
-            })?;
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(verifier))
-            .with_no_client_auth()
+    let extra = if is_https(url) {
+        parse_roots(server, roots)?
     } else {
-        builder
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth()
+        Vec::new()
     };
-    // reqwest speaks HTTP/1.1 only here (no `http2` feature).
-    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let tls = actuator_model::tls::client_config(is_https(url), extra).map_err(|e| match e {
+        actuator_model::tls::TlsError::Roots(cause) => McpError::Connect {
+            server: server.to_owned(),
+            reason: format!("no certificate roots to verify its TLS certificate with: {cause}"),
+        },
+        other => config_error("the TLS settings", other.into()),
+    })?;
     reqwest::Client::builder()
         .redirect(crate::redirect::same_origin_only(secrets))
         .tls_backend_preconfigured(tls)

@@ -43,6 +43,10 @@ pub use request::GenerateRequest;
 
 pub mod credentials;
 
+#[cfg(feature = "tls")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+pub mod tls;
+
 mod error;
 pub use error::{ApiError, ErrorCause, ModelError};
 

@@ -47,33 +47,6 @@ pub(crate) enum Failure {
 /// The most of a failed status's body that is read (its start is what errors quote).
 const MAX_ERROR_BODY: usize = 1 << 20;
 
-/// The TLS settings of a provider's client: rustls on the `ring` provider, passed to the client
-/// rather than installed process-wide (as actuator-mcp does), so one crypto provider is built
-/// whatever else the program enables. An `https://` base URL is verified against the
-/// platform's certificate roots; a plain-HTTP one needs none, but reqwest still wants a TLS
-/// configuration, or it would look for a process-wide provider.
-fn tls_config(https: bool) -> Result<rustls::ClientConfig, rustls::Error> {
-    use std::sync::Arc;
-
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-        .with_safe_default_protocol_versions()?;
-    let mut tls = if https {
-        let verifier = rustls_platform_verifier::Verifier::new(provider)?;
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(verifier))
-            .with_no_client_auth()
-    } else {
-        builder
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth()
-    };
-    // reqwest is built without its `http2` feature: HTTP/1.1 is all it speaks.
-    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(tls)
-}
-
 /// Everything needed to reach one provider. Its `Debug` shows header names, not values.
 #[derive(Clone)]
 pub(crate) struct Transport {
@@ -154,11 +127,13 @@ impl Transport {
             None,
             parsed.as_str(),
         );
-        let tls = tls_config(parsed.scheme() == "https").map_err(|e| {
-            invalid(format!(
-                "the TLS settings of the HTTP client cannot be built: {e}"
-            ))
-        })?;
+        let tls = actuator_model::tls::client_config(parsed.scheme() == "https", Vec::new())
+            .map_err(|e| {
+                invalid(format!(
+                    "the TLS settings of the HTTP client cannot be built: {}",
+                    actuator_tool_core::ErrorChain(&e)
+                ))
+            })?;
         let client = reqwest::Client::builder()
             .user_agent(concat!("actuator/", env!("CARGO_PKG_VERSION")))
             .redirect(same_origin_only(secrets.clone()))
