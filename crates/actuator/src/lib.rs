@@ -175,7 +175,9 @@ pub mod prelude {
     };
     #[cfg(feature = "agent")]
     #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
-    pub use actuator_agent::{Agent, AgentError, AgentState, RunContext, RunOptions, react, run};
+    pub use actuator_agent::{
+        Agent, AgentError, AgentRun, AgentState, RunContext, RunEnd, RunOptions, react, run,
+    };
 
     #[cfg(feature = "multi")]
     #[cfg_attr(docsrs, doc(cfg(feature = "multi")))]

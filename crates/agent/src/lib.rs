@@ -73,6 +73,9 @@ pub use generate::{GenerateLoop, ToolCalls};
 mod run;
 pub use run::{AgentInput, AgentRun, RunOptions, run};
 
+mod end;
+pub use end::RunEnd;
+
 pub mod filter;
 
 pub mod compaction;

@@ -10,6 +10,7 @@ use tracing::Instrument;
 
 use crate::agent::Agent;
 use crate::context::RunContext;
+use crate::end::RunEnd;
 use crate::error::{AgentError, AgentErrorKind};
 use crate::limits::{Limit, LimitExceeded, LimitUsage};
 use crate::messages::MessageList;
@@ -92,11 +93,18 @@ impl AgentInput {
     }
 }
 
-/// The result of [`run`]: the final state, the limit that stopped the agent, if one did, and
-/// what the run used.
+/// The result of [`run`]: how the run ended, the final state, the limit that stopped the
+/// agent, if one did, and what the run used.
+///
+/// Match on [`end`](AgentRun::end) (or call [`answer`](AgentRun::answer)) before reading the
+/// output as an answer: a run stopped by a limit or by the model's context window returns
+/// `Ok` too, and its output's text is then not an answer.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AgentRun {
+    /// How the run ended: submitted, completed, stopped by a limit (which one), out of
+    /// context window, refused, or without an answer.
+    pub end: RunEnd,
     /// The final (or partial) state.
     pub state: AgentState,
     /// The run's own limit that stopped it.
@@ -105,6 +113,14 @@ pub struct AgentRun {
     pub usage: LimitUsage,
     /// The id of the run's `agent` span (its begin and end events carry it).
     pub span_id: String,
+}
+
+impl AgentRun {
+    /// The answer, when the run gave one ([`RunEnd::Submitted`] or [`RunEnd::Completed`]):
+    /// `None` when a limit, the context window or a refusal ended it.
+    pub fn answer(&self) -> Option<&str> {
+        self.end.answer()
+    }
 }
 
 /// Runs `agent` on `input` with `options` (limits, where events go, the resources its tools
@@ -371,7 +387,7 @@ impl RunContext {
         args: Map<String, Value>,
         name: Option<&str>,
     ) -> Result<AgentRun, AgentError> {
-        let scoped = self.scoped(limits);
+        let scoped = self.scoped(limits).for_run();
         let (cx, span_guard) = scoped.span("agent", name.unwrap_or(agent.name()));
         let span = span_guard.tracing_span().clone();
         // Kept only when the agent could be cut off by its own time limit without handing back
@@ -406,6 +422,7 @@ impl RunContext {
             Ok(mut state) => {
                 state.detach();
                 Ok(AgentRun {
+                    end: RunEnd::of(&state, None, cx.submitted()),
                     state,
                     limit: None,
                     usage,
@@ -419,6 +436,7 @@ impl RunContext {
                 let mut state = partial.map(|s| *s).unwrap_or_default();
                 state.detach();
                 Ok(AgentRun {
+                    end: RunEnd::of(&state, Some(&exceeded), cx.submitted()),
                     state,
                     limit: Some(exceeded),
                     usage,

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actuator_events::{Event, EventSink, SpanBeginEvent, SpanEndEvent};
@@ -27,6 +28,9 @@ struct Inner {
     /// Shared with the events recorded in the span.
     span: Option<Arc<str>>,
     resources: Extensions,
+    /// Set when the agent of the innermost `run` records a submission (fresh per run, shared
+    /// by every context derived inside it).
+    submission: Option<Arc<AtomicBool>>,
 }
 
 /// What an agent run knows about its surroundings: the nested limit scopes it runs under, where
@@ -96,6 +100,7 @@ impl RunContext {
                 budget: Budget::default(),
                 span: None,
                 resources: Extensions::new(),
+                submission: None,
             }),
         }
     }
@@ -162,6 +167,46 @@ impl RunContext {
             .ok_or_else(|| MissingRunContext {
                 tool: tool.to_owned(),
             })
+    }
+
+    /// Records that the agent of the run this context belongs to submitted its answer, so
+    /// that the run's [`AgentRun::end`](crate::AgentRun::end) is
+    /// [`RunEnd::Submitted`](crate::RunEnd::Submitted) (rather than
+    /// [`Completed`](crate::RunEnd::Completed)). React records an accepted submission; a
+    /// custom agent with its own way of answering calls this when it has answered. Outside a
+    /// run it does nothing.
+    ///
+    /// ```
+    /// use actuator_agent::{AgentState, RunEnd, agent_fn, run};
+    /// use actuator_model::ChatMessage;
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let answerer = agent_fn("answerer", |mut state: AgentState, cx, _args| async move {
+    ///     state.messages.push(ChatMessage::assistant("42"));
+    ///     cx.record_submission();
+    ///     Ok(state)
+    /// });
+    /// let result = run(&answerer, "6 × 7?", ()).await.unwrap();
+    /// assert_eq!(result.end, RunEnd::Submitted { answer: "42".into() });
+    /// # });
+    /// ```
+    pub fn record_submission(&self) {
+        if let Some(flag) = &self.inner.submission {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// A context for a new run: its own submission flag (read back with
+    /// [`RunContext::submitted`]).
+    pub(crate) fn for_run(&self) -> RunContext {
+        self.with_inner(|i| i.submission = Some(Arc::new(AtomicBool::new(false))))
+    }
+
+    /// Whether the run this context belongs to recorded a submission.
+    pub(crate) fn submitted(&self) -> bool {
+        self.inner
+            .submission
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
     /// A context with one more scope, holding `limits`.

@@ -451,6 +451,7 @@ impl ReactAgent {
                     recorded = SharedMessages::new(); // the submission edited the history
                 }
                 if matches!(landed, Landed::Done) {
+                    cx.record_submission();
                     break;
                 }
             }
