@@ -17,8 +17,10 @@ mod support;
 
 use std::sync::Arc;
 
-use actuator::agent::{RunContext, react, react::AgentSubmit};
-use actuator::model::{Model, ModelOutput, ScriptedModel, ToolCall};
+use std::process::ExitCode;
+
+use actuator::agent::{RunOptions, react, react::AgentSubmit};
+use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::prelude::*;
 use serde_json::json;
 use support::Transcript;
@@ -69,42 +71,22 @@ fn script() -> Vec<ModelOutput> {
 const USAGE: &str = "usage: agent [--model PROVIDER/MODEL] [QUESTION]";
 
 #[tokio::main]
-async fn main() -> std::process::ExitCode {
+async fn main() -> ExitCode {
     match run().await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            // The providers' errors say what to do (which variable to set, ...): show them as
-            // written, with their causes, not as Debug.
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("error: {}", actuator::tool_core::ErrorChain(&*e));
-            }
-            std::process::ExitCode::FAILURE
-        }
+        Ok(code) => code,
+        Err(e) => support::fail(&*e),
     }
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let mut model_name = None;
-    let mut question = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--model" => model_name = Some(args.next().ok_or(USAGE)?),
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            _ if question.is_none() => question = Some(arg),
-            _ => return Err(USAGE.into()),
-        }
-    }
-    let question = question.unwrap_or_else(|| "What is (3 + 4) × 5?".to_owned());
-    let model: Arc<dyn Model> = match &model_name {
-        // A missing key or an unknown provider is an error that says what to set.
-        Some(name) => get_model(name)?,
-        None => Arc::new(ScriptedModel::new(script())),
+async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args = support::Args::parse(USAGE)?;
+    let question = match args.positional.as_slice() {
+        [] => "What is (3 + 4) × 5?".to_owned(),
+        [q] => q.clone(),
+        _ => return Err(USAGE.into()),
     };
+    // A missing key or an unknown provider is an error that says what to set.
+    let model = args.model(|| Arc::new(ScriptedModel::new(script())))?;
 
     let transcript = Arc::new(Transcript::new());
     let agent = react()
@@ -119,12 +101,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     println!("{} {question}", transcript.paint("1;35", " user"));
-    let cx = RunContext::with_events(transcript.clone());
-    let result = cx.run(&agent, question.as_str(), ()).await?;
-    println!(
-        "\n{} {}",
-        transcript.paint("1;32", "answer:"),
-        result.state.output().completion()
-    );
-    Ok(())
+    let options = RunOptions::new()
+        .limits(support::limits())
+        .events(transcript.clone());
+    let result = actuator::agent::run(&agent, question.as_str(), options).await?;
+    Ok(support::report(&result, &transcript))
 }

@@ -3,13 +3,15 @@
 //!
 //! Run with `cargo run --example coding_agent`. Without bubblewrap it says how to install it;
 //! `-- --unconfined` runs the commands as plain subprocesses instead (your choice, not a
-//! fallback). `--model` is for real providers, which have not landed yet.
+//! fallback). With `--features providers`, `-- --model PROVIDER/MODEL` gives the same task to a
+//! real model (for example `openai/gpt-4.1-mini`).
 
 mod support;
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
-use actuator::agent::{RunOptions, react, react::AgentSubmit, run};
+use actuator::agent::{RunOptions, react, react::AgentSubmit, run as run_agent};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::sandbox::{LocalSandbox, Sandbox, SandboxHandle};
 use actuator::tools::{BashOptions, ShellOptions, bash, python, text_editor};
@@ -63,13 +65,23 @@ fn script() -> Vec<ModelOutput> {
     ]
 }
 
+const USAGE: &str = "usage: coding_agent [--model PROVIDER/MODEL] [--unconfined]";
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--model") {
-        return Err("--model needs the providers, which have not landed yet; run without it to use the scripted model".into());
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(code) => code,
+        Err(e) => support::fail(&*e),
     }
-    let builder = if args.iter().any(|a| a == "--unconfined") {
+}
+
+async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args = support::Args::parse(USAGE)?;
+    if !args.positional.is_empty() || args.flags.iter().any(|f| f != "--unconfined") {
+        return Err(USAGE.into());
+    }
+    let model = args.model(|| Arc::new(ScriptedModel::new(script())))?;
+    let builder = if args.flag("--unconfined") {
         LocalSandbox::builder().unconfined()
     } else {
         LocalSandbox::builder()
@@ -92,7 +104,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             python(ShellOptions::new())?,
             text_editor(ShellOptions::new())?,
         ])
-        .model(Arc::new(ScriptedModel::new(script())))
+        .model(model)
         .submit(AgentSubmit {
             answer_only: true,
             ..AgentSubmit::default()
@@ -102,14 +114,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let task = "average.py crashes. Please fix it.";
     println!("{} {task}", transcript.paint("1;35", " user"));
     let options = RunOptions::new()
+        .limits(support::limits())
         .events(transcript.clone())
         .resource(SandboxHandle::new(sandbox));
-    let result = run(&agent, task, options).await?;
-    println!(
-        "\n{} {}",
-        transcript.paint("1;32", "answer:"),
-        result.state.output().completion()
-    );
+    let result = run_agent(&agent, task, options).await?;
+    let code = support::report(&result, &transcript);
     println!("(the sandbox and everything it started are gone with the run)");
-    Ok(())
+    Ok(code)
 }

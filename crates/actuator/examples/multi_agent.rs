@@ -5,10 +5,11 @@
 
 mod support;
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use actuator::agent::{
-    RunContext, react,
+    RunOptions, react,
     react::{AgentPrompt, AgentSubmit},
 };
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
@@ -45,7 +46,19 @@ fn turn(text: &str, id: &str, function: &str, args: serde_json::Value) -> ModelO
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(code) => code,
+        Err(e) => support::fail(&*e),
+    }
+}
+
+const USAGE: &str = "usage: multi_agent [--model PROVIDER/MODEL] [QUESTION]";
+
+async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args = support::Args::parse(USAGE)?;
+    // With `--model`, every agent here runs on that model instead of its script.
+    let model = |script: Vec<ModelOutput>| args.model(|| Arc::new(ScriptedModel::new(script)));
     let transcript = Arc::new(Transcript::new());
 
     // The researcher looks things up, then reports back.
@@ -53,7 +66,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .name("researcher")
         .description("Finds facts in the encyclopedia.")
         .tools([lookup_tool()])
-        .model(Arc::new(ScriptedModel::new([
+        .model(model(vec![
             turn("", "r1", "lookup", json!({"topic": "Eiffel Tower"})),
             turn("", "r2", "lookup", json!({"topic": "Great Pyramid"})),
             turn(
@@ -62,7 +75,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "submit",
                 json!({"answer": "330 and 138.5 metres"}),
             ),
-        ])))
+        ])?)
         .build()?;
 
     // The calculator is called like a function, on one input, in isolation.
@@ -70,10 +83,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .name("calculator")
         .description("Does arithmetic on request.")
         .tools([subtract_tool()])
-        .model(Arc::new(ScriptedModel::new([
+        .model(model(vec![
             turn("", "c1", "subtract", json!({"a": 330, "b": 138.5})),
             turn("", "c2", "submit", json!({"answer": "191.5"})),
-        ])))
+        ])?)
         .submit(AgentSubmit {
             answer_only: true,
             ..AgentSubmit::default()
@@ -89,7 +102,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             handoff(Arc::new(researcher)).build()?,
             as_tool(Arc::new(calculator)).build()?,
         ])
-        .model(Arc::new(ScriptedModel::new([
+        .model(model(vec![
             turn(
                 "Let me get the heights.",
                 "s1",
@@ -108,17 +121,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "submit",
                 json!({"answer": "191.5 metres"}),
             ),
-        ])))
+        ])?)
         .submit(AgentSubmit {
             answer_only: true,
             ..AgentSubmit::default()
         })
         .build()?;
 
-    let question = "How much taller is the Eiffel Tower than the Great Pyramid?";
+    let question = match args.positional.as_slice() {
+        [] => "How much taller is the Eiffel Tower than the Great Pyramid?".to_owned(),
+        [q] => q.clone(),
+        _ => return Err(USAGE.into()),
+    };
     println!("{} {question}", transcript.paint("1;35", " user"));
-    let cx = RunContext::with_events(transcript.clone());
-    let result = cx.run(&supervisor, question, ()).await?;
+    let options = RunOptions::new()
+        .limits(support::limits())
+        .events(transcript.clone());
+    let result = actuator::agent::run(&supervisor, question.as_str(), options).await?;
 
     println!(
         "\n{}",
@@ -142,10 +161,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             calls.join(" ")
         );
     }
-    println!(
-        "\n{} {}",
-        transcript.paint("1;32", "answer:"),
-        result.state.output().completion()
-    );
-    Ok(())
+    Ok(support::report(&result, &transcript))
 }

@@ -1,13 +1,16 @@
 //! Quickstart: two `#[tool]` functions, a react agent on a scripted model (no API key), and a
 //! transcript printed as the agent runs.
 //!
-//! Run with `cargo run --example quickstart`. Set `NO_COLOR=1` for plain text.
+//! Run with `cargo run --example quickstart`. Set `NO_COLOR=1` for plain text. With
+//! `--features providers`, `-- --model PROVIDER/MODEL "question"` runs the same agent on a real
+//! model (see the `agent` example).
 
 mod support;
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
-use actuator::agent::{RunContext, react, react::AgentSubmit};
+use actuator::agent::{RunOptions, react, react::AgentSubmit};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::prelude::*;
 use serde_json::json;
@@ -63,15 +66,32 @@ fn script() -> Vec<ModelOutput> {
     ]
 }
 
+const USAGE: &str = "usage: quickstart [--model PROVIDER/MODEL] [QUESTION]";
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(code) => code,
+        Err(e) => support::fail(&*e),
+    }
+}
+
+async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args = support::Args::parse(USAGE)?;
+    let question = match args.positional.as_slice() {
+        [] => "What is (3 + 4) × 5?".to_owned(),
+        [q] => q.clone(),
+        _ => return Err(USAGE.into()),
+    };
+    // The scripted model unless `--model` names a real one (with `--features providers`).
+    let model = args.model(|| Arc::new(ScriptedModel::new(script())))?;
     let transcript = Arc::new(Transcript::new());
 
     let agent = react()
         .name("model")
         .prompt("You are a careful calculator. Use the tools for arithmetic.")
         .tools([add_tool(), multiply_tool()])
-        .model(Arc::new(ScriptedModel::new(script())))
+        .model(model)
         // The completion is the submitted answer alone.
         .submit(AgentSubmit {
             answer_only: true,
@@ -79,16 +99,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .build()?;
 
-    let question = "What is (3 + 4) × 5?";
     println!("{} {question}", transcript.paint("1;35", " user"));
-    let cx = RunContext::with_events(transcript.clone());
-    let result = cx.run(&agent, question, ()).await?;
+    // Limits end a run that never submits; how it ended is `result.end`.
+    let options = RunOptions::new()
+        .limits(support::limits())
+        .events(transcript.clone());
+    let result = actuator::agent::run(&agent, question.as_str(), options).await?;
 
-    println!(
-        "\n{} {}",
-        transcript.paint("1;32", "answer:"),
-        result.state.output().completion()
-    );
+    let code = support::report(&result, &transcript);
     println!(
         "({} messages in the conversation, {} tool calls)",
         result.state.messages.len(),
@@ -99,5 +117,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter(|m| m.as_tool().is_some())
             .count()
     );
-    Ok(())
+    Ok(code)
 }
