@@ -68,7 +68,7 @@ impl RunEnd {
             Some(StopReason::ContentFilter) if !submitted => return RunEnd::Refused,
             _ => {}
         }
-        let answer = state.output().completion().to_owned();
+        let answer = state.output().completion();
         match (submitted, answer.is_empty()) {
             (true, _) => RunEnd::Submitted { answer },
             (false, false) => RunEnd::Completed { answer },
