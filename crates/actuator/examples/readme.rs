@@ -21,7 +21,10 @@ async fn first_example(script: Vec<actuator::model::ModelOutput>) -> Result {
     let model = ScriptedModel::new(script);   // or get_model("openai/gpt-4.1-mini")?, or any `Model`
     let agent = react().tools([add_tool()]).model(model).build()?;
     let result = run(&agent, "What is 3 + 4?", [turn_limit(10)]).await?;
-    println!("{}", result.state.output().completion());
+    match result.answer() {
+        Some(answer) => println!("answer: {answer}"),
+        None => println!("no answer: {}", result.end), // a limit, the context window, a refusal
+    }
     Ok(())
 }
 
@@ -114,6 +117,80 @@ fn mcp_example(model: actuator::model::ScriptedModel) -> Result {
         .tool_source(Arc::new(mcp_tools(&fs).prefix("fs_").filter(["read_*", "write_file"])?))
         .model(model)
         .build()?;
+    Ok(())
+}
+
+/// README: forcing the tool choice for a small model.
+#[rustfmt::skip]
+fn small_model_example(model: actuator::model::ScriptedModel) -> Result {
+    use actuator::prelude::*;
+    use actuator::agent::react::ReactToolChoice;
+    use actuator::tool_core::ToolChoice;
+
+    /// Add two integers.
+    ///
+    /// # Arguments
+    /// * `x` - First addend.
+    /// * `y` - Second addend.
+    #[tool]
+    async fn add(x: i64, y: i64) -> i64 { x + y }
+
+    let agent = react()
+        .tools([add_tool()])
+        .model(model)
+        // Turn 1 must call `add`, every later turn `submit`: what a tiny model needs.
+        .tool_choice(ReactToolChoice::per_turn(|turn, _state| match turn {
+            1 => ToolChoice::function("add"),
+            _ => ToolChoice::function("submit"),
+        }))
+        .build()?;
+    Ok(())
+}
+
+/// README: seeing the library's own log.
+#[rustfmt::skip]
+fn tracing_example() {
+    // Before anything runs: retries, reconnections and warnings on stderr, filtered by RUST_LOG.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+/// README: the built-in tools in a sandbox.
+#[rustfmt::skip]
+async fn sandbox_example(model: actuator::model::ScriptedModel) -> Result {
+    use actuator::prelude::*;
+    use actuator::sandbox::SandboxHandle;
+    use actuator::tools::{BashOptions, ShellOptions};
+
+    let agent = react()
+        .tools([bash(BashOptions::new())?, python(ShellOptions::new())?, text_editor(ShellOptions::new())?])
+        .model(model)
+        .build()?;
+    let sandbox = SandboxHandle::new(LocalSandbox::new()?);   // fails, saying how, without bubblewrap
+    let options = RunOptions::new().limits([turn_limit(30)]).resource(sandbox);
+    let result = run(&agent, "Which Python version is installed?", options).await?;
+    Ok(())
+}
+
+/// README: an evaluation over a JSON Lines file.
+#[rustfmt::skip]
+async fn eval_example(agent: actuator::agent::react::ReactAgent) -> Result {
+    use std::sync::Arc;
+    use actuator::prelude::*;
+    use actuator::eval::{Dataset, EvalOptions, FieldSpec, Task, eval};
+    use actuator::eval::scorers::{IncludesOptions, includes};
+    use actuator::multi::as_solver;
+
+    // questions.jsonl, one sample per line: {"question": "What is 3 + 4?", "answer": "7"}
+    let dataset = Dataset::from_json("questions.jsonl", &FieldSpec::default().input("question").target("answer"))?;
+    let solver = as_solver(Arc::new(agent)).build()?;
+    let task = Task::new("arithmetic", dataset, Arc::new(solver))
+        .scorer(includes(IncludesOptions::default()))
+        .limits([turn_limit(20), token_limit(50_000)]);
+    let run = eval(&task, EvalOptions::new().log_dir("logs").max_samples(8)).await?;
+    println!("{}: {:?}", run.log.status, run.score("includes").and_then(|s| s.metric("accuracy")));
     Ok(())
 }
 

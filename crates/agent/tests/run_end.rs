@@ -25,12 +25,7 @@ async fn a_submission_is_submitted_with_its_answer() {
         .build()
         .unwrap();
     let out = run(&agent, "3 + 4?", [turn_limit(10)]).await.unwrap();
-    assert_eq!(
-        out.end,
-        RunEnd::Submitted {
-            answer: "7".into()
-        }
-    );
+    assert_eq!(out.end, RunEnd::Submitted { answer: "7".into() });
     assert_eq!(out.answer(), Some("7"));
 }
 
@@ -58,7 +53,8 @@ async fn a_turn_limit_is_a_limit_not_an_answer() {
 async fn a_context_window_overflow_is_not_an_answer() {
     // As a provider reports a context-window error: a model_length stop whose text is the
     // provider's message (what the README's real-model run once printed as its answer).
-    let message = "This model's maximum context length is 2048 tokens. However, you requested 2055 tokens";
+    let message =
+        "This model's maximum context length is 2048 tokens. However, you requested 2055 tokens";
     let agent = react()
         .model(scripted(vec![
             call_add(1, 1),
@@ -95,12 +91,7 @@ async fn without_a_submit_tool_the_final_text_completes_the_run() {
         .build()
         .unwrap();
     let out = run(&agent, "1 + 1?", ()).await.unwrap();
-    assert_eq!(
-        out.end,
-        RunEnd::Completed {
-            answer: "2".into()
-        }
-    );
+    assert_eq!(out.end, RunEnd::Completed { answer: "2".into() });
 }
 
 #[tokio::test]
