@@ -160,7 +160,7 @@ pub mod prelude {
 
     #[cfg(feature = "exec")]
     #[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
-    pub use actuator_events::EventLog;
+    pub use actuator_events::{ConsoleTranscript, EventLog};
     #[cfg(feature = "exec")]
     #[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
     pub use actuator_exec::{ExecuteOptions, execute_tools};

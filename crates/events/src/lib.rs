@@ -12,7 +12,8 @@
 //!   its events, so that recording a generation costs what was added since the last one;
 //! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
 //!   the executor recognises when a tool that runs an agent hits an outer limit;
-//! - [`Score`], what a scorer says about an answer (react's attempts, evaluations).
+//! - [`Score`], what a scorer says about an answer (react's attempts, evaluations);
+//! - [`ConsoleTranscript`], a sink that prints a run for people as it happens.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod event;
@@ -32,6 +33,9 @@ pub use messages::SharedMessages;
 
 mod limit;
 pub use limit::{LimitExceeded, LimitKind, ScopeId};
+
+mod console;
+pub use console::ConsoleTranscript;
 
 mod score;
 pub use score::{CORRECT, INCORRECT, NOANSWER, PARTIAL, Score, ScoreValue};
