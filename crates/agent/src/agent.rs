@@ -4,7 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use actuator_model::BoxFuture;
-use actuator_tool_core::ToolParams;
+use actuator_tool_core::{ToolParams, ToolRequirement};
 use serde_json::{Map, Value};
 
 use crate::context::RunContext;
@@ -40,6 +40,14 @@ pub trait Agent: Send + Sync {
         ToolParams::default()
     }
 
+    /// The run resources the agent's tools cannot work without (a sandbox for `bash`):
+    /// [`run`](crate::run) refuses to start the agent in a run that lacks one. Default: none.
+    /// React reports its fixed tools' requirements (tools from a
+    /// [`ToolSource`](actuator_tool_core::ToolSource) are known only at each turn).
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        Vec::new()
+    }
+
     /// Runs the agent.
     fn run(
         &self,
@@ -61,6 +69,9 @@ impl<A: Agent + ?Sized> Agent for Arc<A> {
     }
     fn parameters(&self) -> ToolParams {
         (**self).parameters()
+    }
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        (**self).requirements()
     }
     fn run(
         &self,
@@ -206,6 +217,9 @@ impl Agent for AgentWith {
     }
     fn parameters(&self) -> ToolParams {
         self.inner.parameters()
+    }
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        self.inner.requirements()
     }
     fn run(
         &self,

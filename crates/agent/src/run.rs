@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use actuator_events::EventSink;
 use actuator_model::{ChatMessage, MessageSource};
-use actuator_tool_core::{ArgumentValidator, Extensions};
+use actuator_tool_core::{ArgumentValidator, Extensions, ToolRequirement};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
@@ -131,7 +131,9 @@ impl AgentRun {
 /// events and resources.
 ///
 /// The agent works on a copy: the caller's input never changes. The arguments are validated
-/// against the agent's parameters first. Limits given here are caught here (the partial state
+/// against the agent's parameters first, and a run whose tools need a resource it lacks (a
+/// sandbox for `bash`) is refused with an error naming the tool (see
+/// [`RunOptions::allow_missing_resources`]). Limits given here are caught here (the partial state
 /// is returned with the limit); any other error propagates.
 ///
 /// ```
@@ -257,6 +259,44 @@ impl RunOptions {
         self
     }
 
+    /// Runs the agent even when its tools need a resource the run lacks (see
+    /// [`Agent::requirements`]): such a tool then fails each call with its own error, which
+    /// only the model reads (the reference's behaviour, where `bash` without a sandbox tells
+    /// the model "No sandbox environment has been provided…"). Without this, the run is
+    /// refused before it starts with an error naming the tool and how to provide what it
+    /// needs. Nested runs inherit the choice.
+    ///
+    /// ```
+    /// use actuator_agent::{AgentState, RunOptions, agent_fn, run};
+    /// use actuator_tool_core::{ResourceRequirement, ToolRequirement};
+    ///
+    /// struct Database;
+    /// struct NeedsDatabase(actuator_agent::FnAgent);
+    /// impl actuator_agent::Agent for NeedsDatabase {
+    ///     fn name(&self) -> &str { "reporter" }
+    ///     fn requirements(&self) -> Vec<ToolRequirement> {
+    ///         let needs = ResourceRequirement::of::<Database>("a database", "add one with RunOptions::resource");
+    ///         vec![ToolRequirement::new("query", needs)]
+    ///     }
+    ///     fn run(&self, s: AgentState, cx: actuator_agent::RunContext, a: serde_json::Map<String, serde_json::Value>)
+    ///         -> actuator_model::BoxFuture<'_, Result<AgentState, actuator_agent::AgentError>> {
+    ///         self.0.run(s, cx, a)
+    ///     }
+    /// }
+    /// let agent = NeedsDatabase(agent_fn("reporter", |s: AgentState, _cx, _a| async move { Ok(s) }));
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let refused = run(&agent, "hi", ()).await.unwrap_err();
+    /// assert!(refused.to_string().contains("the tool 'query' needs a database"), "{refused}");
+    /// let ran = run(&agent, "hi", RunOptions::new().allow_missing_resources()).await;
+    /// assert!(ran.is_ok());
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn allow_missing_resources(mut self) -> Self {
+        self.resources.insert(MissingResourcesAllowed);
+        self
+    }
+
     /// The name of the run's span (default: the agent's name).
     #[must_use]
     pub fn name(mut self, name: impl Into<String>) -> Self {
@@ -307,6 +347,33 @@ impl From<Limit> for RunOptions {
     }
 }
 
+/// The mark [`RunOptions::allow_missing_resources`] leaves in a run's resources (so nested
+/// runs inherit it).
+struct MissingResourcesAllowed;
+
+/// Refuses to run `agent` when one of its tools needs a resource `resources` lacks, naming the
+/// tool and how to provide it.
+fn check_resources(agent: &dyn Agent, resources: &Extensions) -> Result<(), AgentError> {
+    if resources.get::<MissingResourcesAllowed>().is_some() {
+        return Ok(());
+    }
+    let missing: Vec<String> = agent
+        .requirements()
+        .iter()
+        .filter(|need| !need.requirement.is_met_by(resources))
+        .map(ToolRequirement::missing_message)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(AgentError::config(format!(
+        "Cannot run agent '{}': {}. (RunOptions::allow_missing_resources() runs it anyway: each \
+         call of such a tool then fails with an error only the model reads.)",
+        agent.name(),
+        missing.join("; ")
+    )))
+}
+
 /// Checks `args` against the agent's parameter schema: missing required arguments, unknown
 /// ones and wrong types are a configuration error in the reference's validation wording.
 fn check_args(agent: &dyn Agent, args: &Map<String, Value>) -> Result<(), AgentError> {
@@ -328,6 +395,13 @@ fn check_args(agent: &dyn Agent, args: &Map<String, Value>) -> Result<(), AgentE
 }
 
 impl RunContext {
+    /// This context, where runs start even when their agent's tools need a resource the run
+    /// lacks (what [`RunOptions::allow_missing_resources`] does for one run; an evaluation
+    /// gives it to every sample when asked to).
+    pub fn allowing_missing_resources(&self) -> RunContext {
+        self.with_resource(MissingResourcesAllowed)
+    }
+
     /// Runs `agent` inside this run, as a tool or an agent that runs another agent does: the
     /// enclosing run's limits still apply (and its events and resources reach the nested run),
     /// the nested run's own `options` add to them (limits caught by the nested run, another
@@ -367,6 +441,7 @@ impl RunContext {
         } else {
             self
         };
+        check_resources(agent, cx.resources())?;
         cx.run_in_span(
             agent,
             input.into().into_state(),

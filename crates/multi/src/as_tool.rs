@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::common::{
     AgentToolError, SharedAgent, agent_tool_name, description, remaining_parameters,
+    with_agent_requirements,
 };
 
 /// Builds a tool that runs an agent. Start with [`as_tool`].
@@ -106,7 +107,7 @@ impl AsToolBuilder {
         let agent = self.agent.clone();
         let limits = self.limits;
         let curried = self.curried;
-        Ok(ToolDef::builder(agent_tool_name(self.agent.as_ref()))
+        let tool = ToolDef::builder(agent_tool_name(self.agent.as_ref()))
             .description(description)
             .parameters(params)
             .parallel(self.parallel)
@@ -157,7 +158,8 @@ impl AsToolBuilder {
             })
             .build()?
             // Its calls' events name the agent run they start.
-            .with_extension(RunsAgent))
+            .with_extension(RunsAgent);
+        Ok(with_agent_requirements(tool, self.agent.as_ref()))
     }
 }
 

@@ -115,3 +115,15 @@ pub(crate) fn description(
 }
 
 pub(crate) type SharedAgent = Arc<dyn Agent>;
+
+/// `def`, the tool that runs `agent`, declaring what the agent's tools need (so a run that
+/// offers it without, say, a sandbox is refused before it starts).
+pub(crate) fn with_agent_requirements(
+    def: actuator_tool_core::ToolDef,
+    agent: &dyn actuator_agent::Agent,
+) -> actuator_tool_core::ToolDef {
+    agent
+        .requirements()
+        .into_iter()
+        .fold(def, |def, need| def.with_requirement(need.requirement))
+}

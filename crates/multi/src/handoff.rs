@@ -108,6 +108,7 @@ impl HandoffBuilder {
             .tool_name
             .clone()
             .unwrap_or_else(|| format!("transfer_to_{}", agent_tool_name(agent)));
+        let requirements = agent.requirements();
         let handoff = Handoff {
             agent: self.agent,
             input_filter: self.input_filter,
@@ -115,14 +116,18 @@ impl HandoffBuilder {
             limits: self.limits,
             curried: self.curried,
         };
-        Ok(ToolDef::builder(name)
+        let tool = ToolDef::builder(name)
             .description(description)
             .parameters(parameters)
             .parallel(false)
             .conversation_handler(ConversationHandler::new(handoff))
             .build()?
             // Its calls' events name the agent handed off to.
-            .with_extension(RunsAgent))
+            .with_extension(RunsAgent);
+        // What the agent handed off to needs, the agent handing off needs too.
+        Ok(requirements
+            .into_iter()
+            .fold(tool, |tool, need| tool.with_requirement(need.requirement)))
     }
 }
 

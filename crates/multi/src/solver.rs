@@ -7,6 +7,7 @@ use actuator_agent::{
     Agent, AgentError, AgentInput, AgentState, RunContext, RunOptions, limits::Limit,
 };
 use actuator_model::{BoxFuture, ChatMessage, ModelOutput};
+use actuator_tool_core::ToolRequirement;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -59,6 +60,13 @@ pub trait Solver: Send + Sync {
         state: &'a mut TaskState,
         cx: &'a RunContext,
     ) -> BoxFuture<'a, Result<(), AgentError>>;
+
+    /// The run resources the solver's tools cannot work without (see
+    /// `actuator_agent::Agent::requirements`): an evaluation refuses to start when its task
+    /// does not provide them. Default: none.
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        Vec::new()
+    }
 }
 
 /// Builds a solver from an agent. Start with [`as_solver`].
@@ -157,6 +165,10 @@ impl AgentSolver {
 }
 
 impl Solver for AgentSolver {
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        self.agent.requirements()
+    }
+
     fn solve<'a>(
         &'a self,
         state: &'a mut TaskState,

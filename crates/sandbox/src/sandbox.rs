@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actuator_tool_core::{BoxFuture, ToolContext, ToolError};
+use actuator_tool_core::{BoxFuture, ResourceRequirement, ToolContext, ToolError};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::SandboxError;
@@ -275,6 +275,28 @@ impl SandboxHandle {
             sandbox,
             state: Arc::default(),
         }
+    }
+
+    /// What a tool that runs in the run's sandbox declares
+    /// ([`ToolDef::with_requirement`](actuator_tool_core::ToolDef::with_requirement)), so that
+    /// a run without a `SandboxHandle` is refused before it starts, with how to give it one.
+    ///
+    /// ```
+    /// use actuator_sandbox::{LocalSandbox, SandboxHandle};
+    /// use actuator_tool_core::Extensions;
+    /// let needs = SandboxHandle::requirement();
+    /// let mut resources = Extensions::new();
+    /// assert!(!needs.is_met_by(&resources));
+    /// resources.insert(SandboxHandle::new(LocalSandbox::builder().unconfined().build().unwrap()));
+    /// assert!(needs.is_met_by(&resources));
+    /// assert!(needs.how().contains("SandboxHandle::new(LocalSandbox::new()?)"));
+    /// ```
+    pub fn requirement() -> ResourceRequirement {
+        ResourceRequirement::of::<SandboxHandle>(
+            "a sandbox",
+            "give the run one with RunOptions::new().resource(SandboxHandle::new(LocalSandbox::new()?)) \
+             (in an eval: Task::sandbox(|| LocalSandbox::new().map(SandboxHandle::new)))",
+        )
     }
 
     /// The sandbox.

@@ -45,6 +45,11 @@ impl Extensions {
         self.map.as_ref()?.get(&TypeId::of::<T>())?.downcast_ref()
     }
 
+    /// Whether a value of the type `id` is stored.
+    pub(crate) fn contains_type(&self, id: TypeId) -> bool {
+        self.map.as_ref().is_some_and(|m| m.contains_key(&id))
+    }
+
     /// Removes and returns the stored value of type `T` when this map holds the only reference.
     pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<Arc<T>> {
         self.map.as_ref()?.get(&TypeId::of::<T>())?;

@@ -69,6 +69,9 @@ pub use view::{ContentFormat, ToolCallContent, ToolCallView, ToolCallViewer};
 mod context;
 pub use context::{Extensions, ToolContext};
 
+mod requirement;
+pub use requirement::{ResourceRequirement, ToolRequirement};
+
 mod def;
 pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
 

@@ -14,7 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
-use crate::common::{check_nul, sandbox, seconds};
+use crate::common::{check_nul, needs_sandbox, sandbox, seconds};
 
 const DESCRIPTION: &str = "Interact with a bash shell.\n\nInteract with a bash shell by sending it input text and retrieving output\nfrom it. There is no guarantee that all output will be returned in a\nsingle call. Call this function multiple times to retrieve additional\noutput from the shell.\n\nUSAGE NOTES:\n- Ensure that the shell is at a command prompt (typically when the\n  output ends in \"$ \" or \"# \") before submitting a new command.\n- Control characters must be sent as Unicode escape sequences (e.g., use\n  \"\\u0003\" for Ctrl+C/ETX, \"\\u0004\" for Ctrl+D/EOT). The literal string\n  \"Ctrl+C\" will not be interpreted as a control character.\n- Use the \"read\" action to retrieve output from the shell without\n  sending any input. This is useful for long-running commands that\n  produce output over time. The \"read\" action will return any new output\n  since the last call.\n- If a long-running command is in progress, additional input to execute\n  a new command will not be processed until the previous completes. To\n  abort a long-running command, use the \"interrupt\" action:\n  `bash_session(action=\"interrupt\")`\n- If output ends with \"> \" (the shell's continuation prompt), it means\n  the previous input contained unmatched quotes, backticks, or other\n  incomplete syntax. Either complete the quoted input or use the\n  \"interrupt\" action to cancel, then retry with corrected input.\n\nExample use case:\n- For a short-running command with a nominal amount of output, a single\n  call may suffice.\n  ```\n  bash_session(action=\"type_submit\", input=\"echo foo\") -> \"foo\\nuser@host:/# \"\n  ```\n- For a long-running command with output over time, multiple calls to are needed.\n  ```\n  bash_session(action=\"type_submit\", input=\"tail -f /tmp/foo.log\") -> <some output>\n  bash_session(action=\"read\") -> <more output>\n  # Send interrupt (Ctrl+C)\n  bash_session(action=\"interrupt\") -> \"<final output>^Cuser@host:/# \"\n  ```\n- Interactive command awaiting more input from the user.\n  ```\n  bash_session(action=\"type_submit\", input=\"ssh fred@foo.com\") -> \"foo.com's password: \"\n  bash_session(action=\"type_submit\", input=\"secret\") -> \"fred@foo.com:~$ \"\n  ```";
 
@@ -348,7 +348,7 @@ pub fn bash_session(options: BashSessionOptions) -> Result<ToolDef, BashSessionE
             }
         })
         .build()?;
-    Ok(def)
+    Ok(needs_sandbox(def))
 }
 
 fn shell_request() -> SessionRequest {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use actuator_sandbox::SandboxHandle;
 use actuator_tool_core::{
-    ContentFormat, ToolCallContent, ToolCallView, ToolCallViewer, ToolContext, ToolError,
+    ContentFormat, ToolCallContent, ToolCallView, ToolCallViewer, ToolContext, ToolDef, ToolError,
 };
 use serde_json::{Map, Value};
 
@@ -66,6 +66,12 @@ pub fn code_viewer(language: &'static str, code_param: &'static str) -> impl Too
             }),
         }
     }
+}
+
+/// `def`, declaring that it runs in the run's sandbox (so a run without one is refused
+/// before it starts).
+pub(crate) fn needs_sandbox(def: ToolDef) -> ToolDef {
+    def.with_requirement(SandboxHandle::requirement())
 }
 
 /// The run's sandbox, or the `sandbox_unavailable` error.

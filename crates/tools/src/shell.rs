@@ -8,7 +8,7 @@ use actuator_tool_core::{
 };
 use serde_json::json;
 
-use crate::common::{ShellOptions, check_nul, code_viewer, sandbox, seconds};
+use crate::common::{ShellOptions, check_nul, code_viewer, needs_sandbox, sandbox, seconds};
 
 const BASH_DESCRIPTION: &str = "Use this function to execute bash commands.";
 
@@ -109,6 +109,7 @@ pub fn bash(options: BashOptions) -> Result<ToolDef, ToolDefError> {
             }
         })
         .build()
+        .map(needs_sandbox)
 }
 
 /// The `python` tool: runs `bash --login -c "python3 -"` with the code on standard input.
@@ -133,4 +134,5 @@ pub fn python(options: ShellOptions) -> Result<ToolDef, ToolDefError> {
             }
         })
         .build()
+        .map(needs_sandbox)
 }

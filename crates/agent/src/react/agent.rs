@@ -9,7 +9,7 @@ use actuator_exec::{ApprovalPolicy, ExecuteOptions};
 use actuator_model::{
     BoxFuture, ChatMessage, CompactString, GenerateConfig, GenerateRequest, StopReason,
 };
-use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo};
+use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo, ToolRequirement};
 use serde_json::{Map, Value};
 
 use super::config::{
@@ -506,6 +506,10 @@ impl Agent for ReactAgent {
 
     fn description(&self) -> Option<&str> {
         self.description.as_deref()
+    }
+
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        ToolRequirement::of_tools(&self.tools)
     }
 
     fn run(

@@ -224,6 +224,7 @@ impl ToolDefBuilder {
             viewer: self.options.viewer,
             options: self.options.options,
             extensions: Extensions::new(),
+            requirements: Arc::from([]),
             handler,
         })
     }

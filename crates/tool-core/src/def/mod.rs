@@ -12,6 +12,7 @@ use crate::content::ToolOutput;
 use crate::context::{Extensions, ToolContext};
 use crate::error::{FatalToolError, ToolDefError, ToolError, ToolFailure};
 use crate::info::{ToolInfo, ToolParams, validate_tool_name};
+use crate::requirement::ResourceRequirement;
 use crate::view::ToolCallViewer;
 
 mod builder;
@@ -62,6 +63,7 @@ pub struct ToolDef {
     viewer: Option<Arc<dyn ToolCallViewer>>,
     options: Option<Map<String, Value>>,
     extensions: Extensions,
+    requirements: Arc<[ResourceRequirement]>,
     handler: Handler,
 }
 
@@ -96,6 +98,7 @@ impl std::fmt::Debug for ToolDef {
             .field("viewer", &self.viewer.is_some())
             .field("options", &self.options)
             .field("kind", &self.kind())
+            .field("requirements", &self.requirements)
             .finish_non_exhaustive()
     }
 }
@@ -121,6 +124,7 @@ impl ToolDef {
             viewer: options.viewer,
             options: options.options,
             extensions: Extensions::new(),
+            requirements: Arc::from([]),
             handler: Handler::Plain(Arc::new(handler)),
         }
     }
@@ -213,6 +217,37 @@ impl ToolDef {
     pub fn with_extension<T: Send + Sync + 'static>(&self, value: T) -> ToolDef {
         let mut def = self.clone();
         def.extensions.insert(value);
+        def
+    }
+
+    /// The run resources the tool cannot work without (a sandbox, for the built-in shell
+    /// tools): a run that lacks one is refused before it starts.
+    pub fn requirements(&self) -> &[ResourceRequirement] {
+        &self.requirements
+    }
+
+    /// A copy that declares it needs `requirement` (declared once, however often given).
+    ///
+    /// ```
+    /// use actuator_tool_core::{ResourceRequirement, ToolArgs, ToolContext, ToolDef, ToolFailure};
+    /// struct Database;
+    /// let tool = ToolDef::builder("query")
+    ///     .description("Queries the database.")
+    ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("") })
+    ///     .build()
+    ///     .unwrap();
+    /// let needs = ResourceRequirement::of::<Database>("a database", "add one to the run's resources");
+    /// let tool = tool.with_requirement(needs.clone()).with_requirement(needs);
+    /// assert_eq!(tool.requirements().len(), 1);
+    /// ```
+    #[must_use]
+    pub fn with_requirement(&self, requirement: ResourceRequirement) -> ToolDef {
+        let mut def = self.clone();
+        if !def.requirements.contains(&requirement) {
+            let mut all = def.requirements.to_vec();
+            all.push(requirement);
+            def.requirements = all.into();
+        }
         def
     }
 

@@ -12,7 +12,7 @@ use actuator_tool_core::{
 };
 use serde_json::json;
 
-use crate::common::{ShellOptions, check_nul, sandbox};
+use crate::common::{ShellOptions, check_nul, needs_sandbox, sandbox};
 use ops::{Editor, History};
 
 const DESCRIPTION: &str = "Use this function to execute text editing commands.";
@@ -130,4 +130,5 @@ pub fn text_editor(options: ShellOptions) -> Result<ToolDef, ToolDefError> {
             }
         })
         .build()
+        .map(needs_sandbox)
 }
