@@ -47,13 +47,29 @@ impl From<ExecError> for AgentErrorKind {
 
 /// An agent stopped with an error. Carries the state as it was when it stopped, so nothing
 /// done before the error is lost.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{kind}")]
+///
+/// It reads as its [`kind`](AgentError::kind), and its causes are the kind's: a provider's
+/// connection error keeps the transport's reason (`Connection refused`) in the chain
+/// (`ErrorChain`, `anyhow`'s `{:#}`).
+#[derive(Debug, Clone)]
 pub struct AgentError {
     /// What went wrong.
     pub kind: AgentErrorKind,
     /// The state when it happened, when the agent had one.
     pub state: Option<Box<AgentState>>,
+}
+
+impl std::fmt::Display for AgentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl std::error::Error for AgentError {
+    // The kind is shown as this error, so its causes, not the kind itself, come next.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
 }
 
 impl AgentError {
@@ -112,5 +128,23 @@ impl From<ModelError> for AgentError {
 impl From<ExecError> for AgentError {
     fn from(e: ExecError) -> Self {
         AgentError::new(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_error_keeps_its_kinds_causes_in_the_chain() {
+        let cause =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
+        let err = AgentError::from(ModelError::caused_by(
+            "the request could not be sent",
+            cause,
+        ));
+        assert_eq!(err.to_string(), "the request could not be sent");
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("Connection refused"));
     }
 }
