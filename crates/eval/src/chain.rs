@@ -5,6 +5,7 @@ use std::sync::Arc;
 use actuator_agent::{AgentError, RunContext};
 use actuator_model::BoxFuture;
 use actuator_multi::{Solver, TaskState};
+use actuator_tool_core::ToolRequirement;
 
 /// Solvers run one after another on the same state; a solver that marks the state
 /// `completed` (or fails) ends the chain, as in the reference.
@@ -36,6 +37,16 @@ impl std::fmt::Debug for Chain {
 }
 
 impl Solver for Chain {
+    fn requirements(&self) -> Vec<ToolRequirement> {
+        let mut all: Vec<ToolRequirement> = Vec::new();
+        for need in self.solvers.iter().flat_map(|s| s.requirements()) {
+            if !all.contains(&need) {
+                all.push(need);
+            }
+        }
+        all
+    }
+
     fn solve<'a>(
         &'a self,
         state: &'a mut TaskState,

@@ -208,6 +208,14 @@ pub enum EvalError {
     /// The options are contradictory.
     #[error("Invalid evaluation options: {0}")]
     Options(String),
+    /// The solver's tools need a run resource the task does not provide (a sandbox for
+    /// `bash`); nothing ran and no log was written. The message names the tool and how to
+    /// provide it.
+    #[error("Cannot start the evaluation: {message}")]
+    MissingResource {
+        /// Which tool needs what, and how to provide it.
+        message: String,
+    },
     /// User code asked before any sample runs (a scorer's name or metrics) panicked; nothing
     /// ran and no log was written.
     #[error("Cannot start the evaluation: {message}")]

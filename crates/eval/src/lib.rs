@@ -65,5 +65,6 @@ mod options;
 mod progress;
 mod run;
 mod sample_run;
+mod watch;
 pub use options::{EvalOptions, FailOnError, StopSignal};
-pub use run::{EvalRun, eval};
+pub use run::{EvalRun, MAX_KEPT_ERRORS, SampleError, eval};

@@ -88,8 +88,10 @@ impl StopSignal {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct EvalOptions {
-    /// The model's name in the log (`provider/model`); the solver brings its own model.
-    pub model: String,
+    /// The model's name in the log (`provider/model`), overriding the one the run used. By
+    /// default the log names the model of the evaluation's first generation (whichever
+    /// sample made it, failed or not), or `none/none` when no model was called.
+    pub model: Option<String>,
     /// Samples running at once (default 100: model calls are network-bound).
     pub max_samples: usize,
     /// When sample errors fail the evaluation.
@@ -112,12 +114,15 @@ pub struct EvalOptions {
     pub ctrl_c: bool,
     /// How long running samples may go on after a stop before they are cancelled.
     pub grace: Duration,
+    /// Whether samples run when the solver's tools need a resource the task lacks (see
+    /// [`EvalOptions::allow_missing_resources`]).
+    pub allow_missing_resources: bool,
 }
 
 impl Default for EvalOptions {
     fn default() -> Self {
         EvalOptions {
-            model: "none/none".into(),
+            model: None,
             max_samples: 100,
             fail_on_error: FailOnError::Any,
             retry_on_error: 0,
@@ -128,6 +133,7 @@ impl Default for EvalOptions {
             stop: StopSignal::new(),
             ctrl_c: false,
             grace: Duration::from_secs(10),
+            allow_missing_resources: false,
         }
     }
 }
@@ -138,10 +144,22 @@ impl EvalOptions {
         Self::default()
     }
 
-    /// The model's name in the log.
+    /// The model's name in the log, instead of the model the run used (see
+    /// [`EvalOptions::model`](EvalOptions#structfield.model)).
     #[must_use]
     pub fn model(mut self, name: impl Into<String>) -> Self {
-        self.model = name.into();
+        self.model = Some(name.into());
+        self
+    }
+
+    /// Runs the evaluation even when the solver's tools need a run resource the task does not
+    /// provide (a sandbox for `bash`): each call of such a tool then fails with an error only
+    /// the model reads, as in the reference. Without this, `eval` refuses to start, naming
+    /// the tool and how to provide the resource (see
+    /// `actuator_agent::RunOptions::allow_missing_resources`).
+    #[must_use]
+    pub fn allow_missing_resources(mut self) -> Self {
+        self.allow_missing_resources = true;
         self
     }
 

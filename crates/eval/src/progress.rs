@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
+use actuator_events::ModelRetryEvent;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Samples done of the total, running, errors, tokens and elapsed time.
@@ -40,7 +41,7 @@ impl Progress {
         Self::with(bar, lines, task, total)
     }
 
-    fn with(
+    pub(crate) fn with(
         bar: Option<ProgressBar>,
         lines: Option<Mutex<Box<dyn Write + Send>>>,
         task: &str,
@@ -104,6 +105,27 @@ impl Progress {
         }
     }
 
+    /// A provider is about to retry a sample's request: one line, above the bar on a
+    /// terminal, with the error and the wait.
+    pub(crate) fn retry(&self, sample: &str, retry: &ModelRetryEvent) {
+        let line = format!(
+            "{}: {sample}: retry {}: {}; retrying in {:.1} s (attempt {})",
+            self.task,
+            retry.model,
+            retry.error,
+            retry.wait,
+            retry.retry.saturating_add(1)
+        );
+        if let Some(bar) = &self.bar {
+            bar.println(line);
+        } else if let Some(lines) = &self.lines
+            && let Ok(mut out) = lines.lock()
+        {
+            // A closed standard error is no reason to stop an evaluation.
+            let _ = writeln!(out, "{line}");
+        }
+    }
+
     pub(crate) fn done(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_with_message(self.message());
@@ -129,6 +151,25 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn a_retry_is_a_line_with_the_sample_the_error_and_the_wait() {
+        let out = Shared::default();
+        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "demo", 4);
+        let retry = ModelRetryEvent::new(
+            "openai-api/local",
+            1,
+            2.5,
+            "error sending request: connection refused",
+        );
+        progress.retry("sample 2 (epoch 1)", &retry);
+        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        assert_eq!(
+            text,
+            "demo: sample 2 (epoch 1): retry openai-api/local: error sending request: connection refused; retrying in 2.5 s (attempt 2)\n"
+        );
     }
 
     #[test]

@@ -18,12 +18,28 @@ use crate::log::schema::{
 };
 use crate::options::{EvalOptions, StopSignal};
 use crate::progress::Progress;
-use crate::sample_run::{SampleOutcome, add_usage, run_sample, usage_json};
+use crate::sample_run::{SampleOptions, SampleOutcome, add_usage, run_sample, usage_json};
 use crate::scorer::Metric;
 use crate::task::Task;
+use crate::watch::RunWatch;
+use actuator_sandbox::SandboxHandle;
 
-/// What an evaluation produced: the log's header (status, results, stats) and where the log
-/// is. The samples are in the log file ([`read_eval_log`](crate::read_eval_log)), not in memory.
+/// The samples' errors an [`EvalRun`] keeps (the first ones); the rest are counted, and every
+/// one is in the log.
+pub const MAX_KEPT_ERRORS: usize = 100;
+
+/// What an evaluation produced: the log's header (status, results, stats), where the log is,
+/// and the samples' errors. The samples are in the log file
+/// ([`read_eval_log`](crate::read_eval_log)), not in memory.
+///
+/// Its `Display` says how the evaluation went, and when samples failed, the first error with
+/// its sample (whether or not a log was written):
+///
+/// ```text
+/// eval 'arithmetic' error: 0 of 5 samples completed, 5 failed (model openai-api/local)
+///   first error, sample 1 (epoch 1): Model openai-api/local failed: … connection refused
+///   no log written (EvalOptions::log_dir writes one)
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct EvalRun {
@@ -31,9 +47,75 @@ pub struct EvalRun {
     pub log: EvalLog,
     /// The log file.
     pub location: Option<PathBuf>,
+    /// The samples' errors in the order they happened: the first [`MAX_KEPT_ERRORS`].
+    pub errors: Vec<SampleError>,
+    /// How many samples failed (all of them, kept in [`errors`](Self::errors) or not).
+    pub error_count: usize,
+}
+
+/// A sample's error: which sample, which epoch, and the full message (the log's `error`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SampleError {
+    /// The sample's id.
+    pub id: crate::SampleId,
+    /// The epoch (from 1).
+    pub epoch: u32,
+    /// What went wrong, with its causes.
+    pub message: String,
+}
+
+impl std::fmt::Display for SampleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "sample {} (epoch {}): {}",
+            self.id, self.epoch, self.message
+        )
+    }
+}
+
+impl std::fmt::Display for EvalRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let log = &self.log;
+        write!(f, "eval '{}' {}", log.eval.task, log.status)?;
+        if let Some(results) = &log.results {
+            write!(
+                f,
+                ": {} of {} samples completed",
+                results.completed_samples, results.total_samples
+            )?;
+        }
+        if self.error_count > 0 {
+            write!(f, ", {} failed", self.error_count)?;
+        }
+        write!(f, " (model {})", log.eval.model)?;
+        for score in log.results.iter().flat_map(|r| &r.scores) {
+            for (name, metric) in &score.metrics {
+                if let Some(value) = metric.get("value").and_then(Value::as_f64) {
+                    write!(f, "\n  {}/{name}: {value:.3}", score.scorer)?;
+                }
+            }
+        }
+        if let Some(error) = &log.error {
+            write!(f, "\n  {}", error.message)?;
+        }
+        if let Some(first) = self.errors.first() {
+            write!(f, "\n  first error, {first}")?;
+        }
+        match &self.location {
+            Some(path) => write!(f, "\n  log: {}", path.display()),
+            None => write!(f, "\n  no log written (EvalOptions::log_dir writes one)"),
+        }
+    }
 }
 
 impl EvalRun {
+    /// The first sample error, when a sample failed.
+    pub fn first_error(&self) -> Option<&SampleError> {
+        self.errors.first()
+    }
+
     /// The results' score of `scorer`, when present.
     pub fn score(&self, scorer: &str) -> Option<&EvalScore> {
         self.log
@@ -43,6 +125,38 @@ impl EvalRun {
             .iter()
             .find(|s| s.scorer == scorer)
     }
+}
+
+/// The log's model when none was given and none was called (the reference's name for it).
+const NO_MODEL: &str = "none/none";
+
+/// Refuses an evaluation whose solver's tools need a run resource its task does not give each
+/// sample (a sandbox, unless the task has a sandbox factory), before anything runs or is
+/// written.
+fn check_requirements(task: &Task, options: &EvalOptions) -> Result<(), EvalError> {
+    if options.allow_missing_resources {
+        return Ok(());
+    }
+    let needs = contain_sync("the solver's requirements", || task.solver.requirements()).map_err(
+        |panicked| EvalError::Panicked {
+            message: panicked.message,
+        },
+    )?;
+    let missing: Vec<String> = needs
+        .iter()
+        .filter(|need| !(task.sandbox.is_some() && need.requirement.is_for::<SandboxHandle>()))
+        .map(|need| need.missing_message())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(EvalError::MissingResource {
+        message: format!(
+            "{}. (EvalOptions::allow_missing_resources() runs it anyway: each call of such a \
+             tool then fails with an error only the model reads.)",
+            missing.join("; ")
+        ),
+    })
 }
 
 /// A scorer's name and metrics, asked once (they are user code).
@@ -76,7 +190,7 @@ fn spec(
             samples: ids.len(),
             sample_ids: ids,
         },
-        model: options.model.clone(),
+        model: options.model.clone().unwrap_or_else(|| NO_MODEL.to_owned()),
         model_generate_config: Map::new(),
         config,
         packages,
@@ -99,12 +213,23 @@ struct Tally {
     completed: usize,
     errors: usize,
     usage: BTreeMap<String, ModelUsage>,
+    /// The first samples' errors ([`MAX_KEPT_ERRORS`]).
+    kept: Vec<SampleError>,
 }
 
 impl Tally {
     fn add(&mut self, outcome: &SampleOutcome) {
         if outcome.failed {
             self.errors += 1;
+            if self.kept.len() < MAX_KEPT_ERRORS
+                && let Some(error) = &outcome.entry.error
+            {
+                self.kept.push(SampleError {
+                    id: outcome.entry.id.clone(),
+                    epoch: outcome.entry.epoch,
+                    message: error.message.clone(),
+                });
+            }
         } else {
             self.completed += 1;
         }
@@ -205,6 +330,7 @@ impl Drop for CtrlC {
 /// sample written before the failure.
 pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalError> {
     let ids = task.dataset.ids()?;
+    check_requirements(task, &options)?;
     let scorers = contain_sync("a scorer's name or metrics", || {
         task.scorers
             .iter()
@@ -245,7 +371,8 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     };
 
     let total = samples.len() * task.epochs as usize;
-    let progress = Progress::new(options.progress, &task.name, total);
+    let watch = RunWatch::new(Progress::new(options.progress, &task.name, total));
+    let progress = watch.progress();
     let stop = options.stop.clone();
     // In place before the first sample starts; gone when the evaluation ends.
     let _ctrl_c = options.ctrl_c.then(|| CtrlC::listen(&stop));
@@ -255,7 +382,14 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         completed: 0,
         errors: 0,
         usage: BTreeMap::new(),
+        kept: Vec::new(),
     };
+    let sample_options = SampleOptions {
+        watch: &watch,
+        retries: options.retry_on_error,
+        allow_missing_resources: options.allow_missing_resources,
+    };
+    let sample_options = &sample_options;
     let ids = &ids;
     let work = (1..=task.epochs)
         .flat_map(|epoch| samples.iter().zip(ids).map(move |(s, id)| (s, id, epoch)));
@@ -264,7 +398,7 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         .take_while(move |_| std::future::ready(!gate.is_stopped()))
         .map(|(sample, id, epoch)| {
             progress.started();
-            run_sample(task, sample, id, epoch, options.retry_on_error)
+            run_sample(task, sample, id, epoch, sample_options)
         })
         .buffer_unordered(options.max_samples);
 
@@ -357,6 +491,11 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     });
     header.stats.completed_at = iso(unix_now());
     header.stats.model_usage = usage_json(&tally.usage);
+    if options.model.is_none()
+        && let Some(model) = watch.model()
+    {
+        model.clone_into(&mut header.eval.model);
+    }
     let location = match (writer.map(|w| w.finish(&header)), write_failure) {
         // The first failure is the one to report: what the log holds is as it was before it.
         (_, Some(first)) => return Err(first.into()),
@@ -366,5 +505,7 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     Ok(EvalRun {
         log: header,
         location,
+        errors: tally.kept,
+        error_count: tally.errors,
     })
 }

@@ -16,6 +16,7 @@ use crate::log::convert::{StampedLog, event_json, iso, limit_event};
 use crate::log::schema::{EvalErrorInfo, EvalSample, EvalSampleLimit};
 use crate::sample::{Sample, SampleId, SampleInput};
 use crate::task::Task;
+use crate::watch::RunWatch;
 
 /// What one sample produced: its log entry and, per scorer, its score (`None`: unscored).
 pub(crate) struct SampleOutcome {
@@ -56,20 +57,28 @@ pub(crate) fn usage_json(usage: &BTreeMap<String, ModelUsage>) -> Map<String, Va
         .collect()
 }
 
+/// How each sample runs: the evaluation's watch on its events, further attempts after an
+/// error, and whether runs may lack resources their tools need.
+pub(crate) struct SampleOptions<'a> {
+    pub(crate) watch: &'a Arc<RunWatch>,
+    pub(crate) retries: u32,
+    pub(crate) allow_missing_resources: bool,
+}
+
 /// Runs `sample` once (with up to `retries` further attempts after an error) and scores it.
 pub(crate) async fn run_sample(
     task: &Task,
     sample: &Sample,
     id: &SampleId,
     epoch: u32,
-    retries: u32,
+    options: &SampleOptions<'_>,
 ) -> SampleOutcome {
     let mut error_retries = Vec::new();
     let mut attempt = 0;
     loop {
-        let outcome = attempt_sample(task, sample, id, epoch).await;
+        let outcome = attempt_sample(task, sample, id, epoch, options).await;
         match outcome {
-            Err((partial, error)) if attempt < retries => {
+            Err((partial, error)) if attempt < options.retries => {
                 drop(partial);
                 error_retries.push(error);
                 attempt += 1;
@@ -96,8 +105,15 @@ type Attempted = Result<SampleOutcome, (SampleOutcome, EvalErrorInfo)>;
 
 /// The sample's context: its events, its sandbox (made by the task's factory, a panic in
 /// which is the sample's error) and the task's limits.
-fn sample_context(task: &Task, log: Arc<dyn EventSink>) -> (RunContext, Option<EvalErrorInfo>) {
-    let base = RunContext::with_events(log);
+fn sample_context(
+    task: &Task,
+    log: Arc<dyn EventSink>,
+    allow_missing_resources: bool,
+) -> (RunContext, Option<EvalErrorInfo>) {
+    let mut base = RunContext::with_events(log);
+    if allow_missing_resources {
+        base = base.allowing_missing_resources();
+    }
     let Some(make) = &task.sandbox else {
         return (base.scoped(&task.limits), None);
     };
@@ -114,10 +130,19 @@ fn sample_context(task: &Task, log: Arc<dyn EventSink>) -> (RunContext, Option<E
     }
 }
 
-async fn attempt_sample(task: &Task, sample: &Sample, id: &SampleId, epoch: u32) -> Attempted {
+async fn attempt_sample(
+    task: &Task,
+    sample: &Sample,
+    id: &SampleId,
+    epoch: u32,
+    options: &SampleOptions<'_>,
+) -> Attempted {
     let started = unix_now();
     let log = StampedLog::new();
-    let (cx, mut error) = sample_context(task, log.clone());
+    let sink = options
+        .watch
+        .sink(log.clone(), format!("sample {id} (epoch {epoch})"));
+    let (cx, mut error) = sample_context(task, sink, options.allow_missing_resources);
     let mut state = TaskState {
         messages: sample.input.to_messages(),
         metadata: sample.metadata.clone(),

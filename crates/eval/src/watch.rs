@@ -1,0 +1,114 @@
+//! What an evaluation watches in its samples' events while they run: the providers' retries,
+//! shown on the progress display as they happen (a server that is down is otherwise silent for
+//! as long as the retries last), and the model of the first generation, which the log names.
+
+use std::sync::{Arc, OnceLock};
+
+use actuator_events::{Event, EventSink};
+
+use crate::log::convert::StampedLog;
+use crate::progress::Progress;
+
+/// Shared by every sample of one evaluation.
+pub(crate) struct RunWatch {
+    progress: Progress,
+    model: OnceLock<String>,
+}
+
+impl RunWatch {
+    pub(crate) fn new(progress: Progress) -> Arc<Self> {
+        Arc::new(RunWatch {
+            progress,
+            model: OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    /// The model of the first generation any sample made (or tried to make).
+    pub(crate) fn model(&self) -> Option<&str> {
+        self.model.get().map(String::as_str)
+    }
+
+    /// The sink of one attempt of a sample: everything goes to `log`, and this watch sees it
+    /// first.
+    pub(crate) fn sink(self: &Arc<Self>, log: Arc<StampedLog>, sample: String) -> Arc<SampleSink> {
+        Arc::new(SampleSink {
+            watch: Arc::clone(self),
+            log,
+            sample,
+        })
+    }
+}
+
+/// One attempt's event sink (see [`RunWatch::sink`]).
+pub(crate) struct SampleSink {
+    watch: Arc<RunWatch>,
+    log: Arc<StampedLog>,
+    /// "sample 3 (epoch 1)", for the progress lines.
+    sample: String,
+}
+
+impl EventSink for SampleSink {
+    fn emit(&self, event: Event) {
+        match &event {
+            Event::ModelRetry(retry) => {
+                let _ = self.watch.model.set(retry.model.clone());
+                self.watch.progress.retry(&self.sample, retry);
+            }
+            Event::Model(model) => {
+                let _ = self.watch.model.set(model.model.clone());
+            }
+            _ => {}
+        }
+        self.log.emit(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actuator_events::ModelRetryEvent;
+    use std::io::Write;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_retry_reaches_the_progress_lines_and_names_the_model_and_the_log_keeps_it() {
+        let out = Shared::default();
+        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "t", 1);
+        let watch = RunWatch::new(progress);
+        let log = StampedLog::new();
+        let sink = watch.sink(log.clone(), "sample 7 (epoch 2)".into());
+        sink.emit(Event::ModelRetry(ModelRetryEvent::new(
+            "openai-api/local",
+            1,
+            1.0,
+            "connection refused",
+        )));
+        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        assert!(
+            text.starts_with("t: sample 7 (epoch 2): retry openai-api/local: connection refused"),
+            "{text}"
+        );
+        assert_eq!(watch.model(), Some("openai-api/local"));
+        assert_eq!(log.take().len(), 1);
+    }
+}
