@@ -130,12 +130,28 @@ impl ApproverRegistry {
     }
 
     /// Reads policies from a file: YAML for `.yaml`/`.yml` (with the `yaml` feature), else
-    /// JSON.
+    /// JSON. The file is a path or, as the reference accepts, a `file://` URI
+    /// (`file:///etc/approval.yaml`, `file://localhost/…`, percent-escapes decoded).
+    ///
+    /// ```
+    /// use actuator_exec::ApproverRegistry;
+    /// let dir = std::env::temp_dir().join(format!("policies-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let file = dir.join("my policies.json");
+    /// std::fs::write(&file, r#"{"approvers": [{"name": "auto", "tools": "*"}]}"#).unwrap();
+    /// let uri = format!("file://{}", file.display().to_string().replace(' ', "%20"));
+    /// let policies = ApproverRegistry::new().read_policies(&uri).unwrap();
+    /// assert_eq!(policies.len(), 1);
+    /// let err = ApproverRegistry::new().read_policies("file://elsewhere/p.json").unwrap_err();
+    /// assert!(err.to_string().contains("only local files"), "{err}");
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn read_policies(
         &self,
         path: impl AsRef<Path>,
     ) -> Result<Vec<ApprovalPolicy>, ApprovalConfigError> {
-        let path = path.as_ref();
+        let local = local_path(path.as_ref())?;
+        let path = local.as_path();
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ApprovalConfigError::Read {
             path: shown.clone(),
@@ -255,4 +271,31 @@ struct PolicyEntry {
 enum Tools {
     One(String),
     Many(Vec<String>),
+}
+
+/// The path a `file://` URI names (the reference reads policy files through fsspec, which
+/// takes them), or `path` itself when it is not one. Only local files: a URI naming another
+/// host is refused.
+fn local_path(path: &Path) -> Result<std::path::PathBuf, ApprovalConfigError> {
+    let Some(rest) = path.to_str().and_then(|p| p.strip_prefix("file://")) else {
+        return Ok(path.to_owned());
+    };
+    let (host, file) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) || file.is_empty() {
+        return Err(ApprovalConfigError::Read {
+            path: path.display().to_string(),
+            reason: "only local files can be read (file:///path or file://localhost/path)"
+                .to_owned(),
+        });
+    }
+    let decoded = percent_encoding::percent_decode_str(file)
+        .decode_utf8()
+        .map_err(|e| ApprovalConfigError::Read {
+            path: path.display().to_string(),
+            reason: format!("the URI's path is not UTF-8 once decoded: {e}"),
+        })?;
+    Ok(std::path::PathBuf::from(decoded.into_owned()))
 }

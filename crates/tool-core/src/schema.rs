@@ -80,9 +80,13 @@ impl ParamsBuilder {
         if let (Some(d), Value::Object(obj)) = (description, &mut value) {
             obj.insert("description".into(), Value::from(d));
         }
-        if let Value::Bool(true) = value {
-            // `serde_json::Value` and the like: any JSON value.
+        if let Value::Bool(anything) = value {
+            // `true`: `serde_json::Value` and the like, any JSON value (`{}`). `false`: no value
+            // is valid, written as an enum without variants, as the reference writes it.
             let mut obj = Map::new();
+            if !anything {
+                obj.insert("enum".into(), Value::Array(Vec::new()));
+            }
             if let Some(d) = description {
                 obj.insert("description".into(), Value::from(d));
             }

@@ -37,6 +37,22 @@ enum NumberOrWord {
 #[derive(Debug, Deserialize, JsonSchema)]
 enum Never {}
 
+/// A type no value is, whose schema is the boolean schema `false` itself.
+#[derive(Debug, Deserialize)]
+struct Impossible;
+
+impl JsonSchema for Impossible {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Impossible".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::Schema::from(false)
+    }
+}
+
 fn schema<T: actuator_tool_core::ToolParam>() -> Value {
     let params = ParamsBuilder::new()
         .param::<T>("v", Some("The value."))
@@ -96,6 +112,11 @@ fn no_boolean_schemas_where_a_model_reads_one() {
         json!({})
     );
     assert_eq!(schema::<Vec<Never>>()["items"]["enum"], json!([]));
+    // A parameter whose whole schema is `false`: no value, not "any value".
+    assert_eq!(
+        schema::<Impossible>(),
+        json!({"enum": [], "description": "The value."})
+    );
 }
 
 #[test]
