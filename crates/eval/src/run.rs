@@ -90,7 +90,9 @@ impl std::fmt::Display for EvalRun {
             write!(f, ", {} failed", self.error_count)?;
         }
         write!(f, " (model {})", log.eval.model)?;
-        for score in log.results.iter().flat_map(|r| &r.scores) {
+        // Metrics over no scored sample say nothing.
+        let scored = log.results.iter().flat_map(|r| &r.scores);
+        for score in scored.filter(|s| s.scored_samples > 0) {
             for (name, metric) in &score.metrics {
                 if let Some(value) = metric.get("value").and_then(Value::as_f64) {
                     write!(f, "\n  {}/{name}: {value:.3}", score.scorer)?;
@@ -100,7 +102,13 @@ impl std::fmt::Display for EvalRun {
         if let Some(error) = &log.error {
             write!(f, "\n  {}", error.message)?;
         }
-        if let Some(first) = self.errors.first() {
+        // The evaluation's error quotes the sample's that ended it; otherwise show the first.
+        if let Some(first) = self.errors.first()
+            && !log
+                .error
+                .as_ref()
+                .is_some_and(|e| e.message.contains(&first.message))
+        {
             write!(f, "\n  first error, {first}")?;
         }
         match &self.location {

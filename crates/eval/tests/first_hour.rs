@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_agent::react;
-use actuator_eval::{Dataset, EvalError, EvalOptions, Sample, Task, eval};
+use actuator_eval::{Dataset, EvalError, EvalOptions, FailOnError, Sample, Task, eval};
 use actuator_model::{BoxFuture, GenerateRequest, Model, ModelError, ModelOutput, RetryReport};
 use actuator_multi::as_solver;
 use actuator_sandbox::{LocalSandbox, SandboxHandle};
@@ -115,12 +115,27 @@ async fn failed_samples_errors_are_in_the_result_without_a_log() {
         ),
         "{shown}"
     );
+    // The evaluation's error quotes the sample's once, and no metric over no scored sample.
+    assert!(
+        shown.contains("(fail_on_error is true); sample 1 (epoch 1): "),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("connection refused").count(), 1, "{shown}");
+    assert!(!shown.contains("accuracy"), "{shown}");
+    assert!(shown.contains("no log written"), "{shown}");
+
+    // When sample errors do not fail the evaluation, the first is still shown.
+    let run = eval(&task, EvalOptions::new().fail_on_error(FailOnError::Never))
+        .await
+        .unwrap();
+    assert_eq!(run.log.status, "success");
+    assert_eq!(run.error_count, 1);
+    let shown = run.to_string();
     assert!(
         shown.contains("first error, sample 1 (epoch 1): "),
         "{shown}"
     );
     assert!(shown.contains("connection refused"), "{shown}");
-    assert!(shown.contains("no log written"), "{shown}");
 }
 
 #[tokio::test]

@@ -322,7 +322,12 @@ impl Transport {
                 error = %as_error,
                 "retrying the request"
             );
-            let mut report = RetryReport::new(n, wait, as_error.to_string());
+            // With its causes: "could not be sent" says little without "Connection refused".
+            let mut report = RetryReport::new(
+                n,
+                wait,
+                actuator_tool_core::ErrorChain(&as_error).to_string(),
+            );
             if let Failure::Status(s) = &error {
                 report = report.with_status(s.status);
             }
