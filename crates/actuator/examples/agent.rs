@@ -23,7 +23,6 @@ use actuator::agent::{RunOptions, react, react::AgentSubmit};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::prelude::*;
 use serde_json::json;
-use support::Transcript;
 
 /// Add two integers.
 ///
@@ -88,7 +87,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     // A missing key or an unknown provider is an error that says what to set.
     let model = args.model(|| Arc::new(ScriptedModel::new(script())))?;
 
-    let transcript = Arc::new(Transcript::new());
+    let transcript = Arc::new(ConsoleTranscript::new());
     let agent = react()
         .name("model")
         .prompt("You are a careful calculator. Use the tools for arithmetic.")
@@ -100,7 +99,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         })
         .build()?;
 
-    println!("{} {question}", transcript.paint("1;35", " user"));
+    transcript.user(&question);
     let options = RunOptions::new()
         .limits(support::limits())
         .events(transcript.clone());

@@ -12,11 +12,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use actuator::agent::{RunOptions, react, react::AgentSubmit, run as run_agent};
+use actuator::events::ConsoleTranscript;
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::sandbox::{LocalSandbox, Sandbox, SandboxHandle};
 use actuator::tools::{BashOptions, ShellOptions, bash, python, text_editor};
 use serde_json::json;
-use support::Transcript;
 
 /// The script the agent is asked to fix: it divides by zero on an empty list.
 const BUGGY: &str = "def average(values):\n    return sum(values) / len(values)\n\nprint(average([3, 4, 5]))\nprint(average([]))\n";
@@ -95,7 +95,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         sandbox.workdir()
     );
 
-    let transcript = Arc::new(Transcript::new());
+    let transcript = Arc::new(ConsoleTranscript::new());
     let agent = react()
         .name("model")
         .prompt("You fix Python scripts. Use the tools to run and edit them.")
@@ -112,7 +112,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         .build()?;
 
     let task = "average.py crashes. Please fix it.";
-    println!("{} {task}", transcript.paint("1;35", " user"));
+    transcript.user(task);
     let options = RunOptions::new()
         .limits(support::limits())
         .events(transcript.clone())

@@ -2,9 +2,14 @@
 //! that computes its answers (no API key), a progress display, and a log `inspect view` opens.
 //!
 //! Run with `cargo run --example eval --features eval [-- --log-dir DIR]` (default `logs`),
-//! then `inspect view --log-dir DIR` (from `pip install inspect_ai`).
+//! then `inspect view --log-dir DIR` (from `pip install inspect_ai`). With `--features
+//! eval,providers -- --model PROVIDER/MODEL` the agent runs on a real model. It exits non-zero
+//! when the evaluation did not succeed, printing the first sample's error.
+
+mod support;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use actuator::agent::react;
@@ -92,29 +97,28 @@ fn dataset() -> Dataset {
     Dataset::new(samples).with_name("arithmetic")
 }
 
+const USAGE: &str = "usage: eval [--model PROVIDER/MODEL] [--log-dir DIR]";
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let mut log_dir = PathBuf::from("logs");
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--log-dir" => {
-                log_dir = args
-                    .next()
-                    .map(PathBuf::from)
-                    .ok_or("--log-dir needs a directory")?;
-            }
-            other => {
-                return Err(
-                    format!("unknown argument {other}; usage: eval [--log-dir DIR]").into(),
-                );
-            }
-        }
+async fn main() -> ExitCode {
+    match try_main().await {
+        Ok(code) => code,
+        Err(e) => support::fail(&*e),
     }
+}
+
+#[allow(clippy::print_stderr)]
+async fn try_main() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args = support::Args::parse(USAGE)?;
+    let log_dir = PathBuf::from(args.log_dir.as_deref().unwrap_or("logs"));
+    if let Some(other) = args.positional.first().or(args.flags.first()) {
+        return Err(format!("unknown argument {other}; {USAGE}").into());
+    }
+    let model = args.model(|| Arc::new(arithmetic_model()))?;
     let agent = react()
         .name("calculator")
         .tools([add_tool(), multiply_tool()])
-        .model(Arc::new(arithmetic_model()))
+        .model(model)
         .build()?;
     let task = Task::new(
         "arithmetic",
@@ -122,38 +126,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Arc::new(as_solver(Arc::new(agent)).build()?),
     )
     .solver_name("react")
+    // A real model that never submits stops here, and the sample says which limit it hit.
+    .limits(support::limits())
     .scorer(match_(
         MatchOptions::default()
             .location(Location::End)
             .numeric(true),
     ));
+    // The log names the model the samples called; progress shows retries as they happen.
     let run = eval(
         &task,
         EvalOptions::new()
-            .model("mockllm/model")
             .max_samples(8)
             .log_dir(&log_dir)
             .progress(true)
             .ctrl_c(true),
     )
     .await?;
-    let results = run
-        .log
-        .results
-        .as_ref()
-        .ok_or("the evaluation has no results")?;
-    let score = run.score("match").ok_or("no match score")?;
-    println!(
-        "{}: {} of {} samples, accuracy {:.2} (stderr {:.2})",
-        run.log.status,
-        results.completed_samples,
-        results.total_samples,
-        score.metric("accuracy").unwrap_or(0.0),
-        score.metric("stderr").unwrap_or(0.0),
-    );
-    if let Some(location) = &run.location {
-        println!("log: {}", location.display());
+    // How it went: the status, the scores, and when samples failed, the first error.
+    if run.log.status != "success" || run.error_count > 0 {
+        eprintln!("{run}");
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("{run}");
+    if run.location.is_some() {
         println!("open it with: inspect view --log-dir {}", log_dir.display());
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

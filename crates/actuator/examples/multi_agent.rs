@@ -16,7 +16,6 @@ use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::multi::{as_tool, handoff};
 use actuator::prelude::*;
 use serde_json::json;
-use support::Transcript;
 
 /// Look up a fact in the (tiny, built-in) encyclopedia.
 ///
@@ -59,7 +58,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let args = support::Args::parse(USAGE)?;
     // With `--model`, every agent here runs on that model instead of its script.
     let model = |script: Vec<ModelOutput>| args.model(|| Arc::new(ScriptedModel::new(script)));
-    let transcript = Arc::new(Transcript::new());
+    let transcript = Arc::new(ConsoleTranscript::new());
 
     // The researcher looks things up, then reports back.
     let researcher = react()
@@ -133,7 +132,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         [q] => q.clone(),
         _ => return Err(USAGE.into()),
     };
-    println!("{} {question}", transcript.paint("1;35", " user"));
+    transcript.user(&question);
     let options = RunOptions::new()
         .limits(support::limits())
         .events(transcript.clone());

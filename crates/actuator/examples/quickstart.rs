@@ -14,7 +14,6 @@ use actuator::agent::{RunOptions, react, react::AgentSubmit};
 use actuator::model::{ModelOutput, ScriptedModel, ToolCall};
 use actuator::prelude::*;
 use serde_json::json;
-use support::Transcript;
 
 /// Add two integers.
 ///
@@ -85,7 +84,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     };
     // The scripted model unless `--model` names a real one (with `--features providers`).
     let model = args.model(|| Arc::new(ScriptedModel::new(script())))?;
-    let transcript = Arc::new(Transcript::new());
+    let transcript = Arc::new(ConsoleTranscript::new());
 
     let agent = react()
         .name("model")
@@ -99,7 +98,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         })
         .build()?;
 
-    println!("{} {question}", transcript.paint("1;35", " user"));
+    transcript.user(&question);
     // Limits end a run that never submits; how it ended is `result.end`.
     let options = RunOptions::new()
         .limits(support::limits())

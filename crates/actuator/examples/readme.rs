@@ -1,7 +1,12 @@
 //! The README's code blocks, each verbatim inside a function so that it compiles: the test
 //! `tests/readme_code.rs` checks that every ```rust block of the README appears here, so the
 //! README cannot show code that does not build. Not meant to be run.
-#![allow(dead_code, unused_variables, clippy::print_stdout)]
+#![allow(
+    dead_code,
+    unused_variables,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -49,6 +54,74 @@ mod tool_input_example {
     async fn search(query: String, filter: Filter) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
         let index = std::fs::read_to_string("index.txt")?;
         Ok(format!("{} hits for {query} ({:?})", index.matches(&query).count(), filter.language))
+    }
+}
+
+/// README: the first program on a real model.
+#[rustfmt::skip]
+mod first_agent {
+    use std::process::ExitCode;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use actuator::agent::react::ReactToolChoice;
+    use actuator::prelude::*;
+    use actuator::providers::RetryPolicy;
+
+    /// Add two integers.
+    ///
+    /// # Arguments
+    /// * `x` - First addend.
+    /// * `y` - Second addend.
+    #[tool]
+    async fn add(x: i64, y: i64) -> i64 { x + y }
+
+    #[tokio::main]
+    async fn main() -> ExitCode {
+        match ask("What is 3 + 4?").await {
+            Ok(code) => code,
+            Err(e) => {
+                // The error and its causes: which variable to set, which server did not answer.
+                eprintln!("error: {}", actuator::tool_core::ErrorChain(&*e));
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    async fn ask(question: &str) -> Result<ExitCode, Box<dyn std::error::Error>> {
+        // MODEL=openai/gpt-4.1-mini (with OPENAI_API_KEY), or a local server:
+        // MODEL=llama-cpp/local MODEL_BASE_URL=http://127.0.0.1:8080/v1
+        let name = std::env::var("MODEL").unwrap_or_else(|_| "openai/gpt-4.1-mini".into());
+        let mut options = ModelOptions::new()
+            .timeout(Duration::from_secs(60))
+            .retry(RetryPolicy::default().max_attempts(3).max_elapsed(Duration::from_secs(20)));
+        if let Ok(url) = std::env::var("MODEL_BASE_URL") { options = options.base_url(url); }
+        if let Ok(key) = std::env::var("MODEL_API_KEY") { options = options.api_key(key); }
+        let model = options.build(&name)?;
+
+        let agent = react()
+            .tools([add_tool()])
+            .model(model)
+            // A small local model must be told which tool to call; a capable one needs no help.
+            .tool_choice(ReactToolChoice::per_turn(|turn, _state| match turn {
+                1 => ToolChoice::function("add"),
+                _ => ToolChoice::function("submit"),
+            }))
+            .build()?;
+        let options = RunOptions::new()
+            .limits([turn_limit(10), token_limit(20_000), time_limit(Duration::from_secs(120))])
+            .events(Arc::new(ConsoleTranscript::new())); // each turn, call, result and retry as it happens
+        let result = run(&agent, question, options).await?;
+        match result.answer() {
+            Some(answer) => {
+                println!("answer: {answer}");
+                Ok(ExitCode::SUCCESS)
+            }
+            None => {
+                eprintln!("no answer: {}", result.end); // which limit, the context window, a refusal
+                Ok(ExitCode::FAILURE)
+            }
+        }
     }
 }
 
@@ -191,6 +264,9 @@ async fn eval_example(agent: actuator::agent::react::ReactAgent) -> Result {
         .limits([turn_limit(20), token_limit(50_000)]);
     let run = eval(&task, EvalOptions::new().log_dir("logs").max_samples(8)).await?;
     println!("{}: {:?}", run.log.status, run.score("includes").and_then(|s| s.metric("accuracy")));
+    if let Some(first) = run.first_error() {
+        eprintln!("{} samples failed; the first, {first}", run.error_count); // with or without a log
+    }
     Ok(())
 }
 

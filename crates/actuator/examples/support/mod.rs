@@ -1,98 +1,8 @@
-//! A transcript printer shared by the examples: an event sink that prints each model turn and
-//! tool call as it happens, indented by agent depth.
+//! What the examples share: their command line (`--model`), the limits every run has, and
+//! how a run's end is reported (an answer, or how it ended without one, and the exit code).
+//! The transcript each prints as it runs is the library's `ConsoleTranscript`.
 
-use std::io::IsTerminal;
-use std::sync::Mutex;
-
-use actuator::events::{Event, EventSink};
-
-/// Prints events as a readable, optionally coloured transcript.
-pub struct Transcript {
-    color: bool,
-    /// Open agent spans: (span id, agent name).
-    agents: Mutex<Vec<(String, String)>>,
-}
-
-impl Transcript {
-    /// Colour when stdout is a terminal and `NO_COLOR` is not set.
-    pub fn new() -> Self {
-        Transcript {
-            color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-            agents: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// `text` in an ANSI colour, when colour is on.
-    pub fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-
-    fn indent(&self) -> String {
-        let depth = self.agents.lock().map_or(1, |a| a.len());
-        "    ".repeat(depth.saturating_sub(1))
-    }
-
-    fn agent(&self) -> String {
-        self.agents
-            .lock()
-            .ok()
-            .and_then(|a| a.last().map(|(_, n)| n.clone()))
-            .unwrap_or_default()
-    }
-}
-
-impl EventSink for Transcript {
-    fn emit(&self, event: Event) {
-        let pad = self.indent();
-        match event {
-            Event::SpanBegin(s) if s.kind == "agent" => {
-                if let Ok(mut a) = self.agents.lock() {
-                    a.push((s.id, s.name));
-                }
-            }
-            Event::SpanEnd(s) => {
-                if let Ok(mut a) = self.agents.lock() {
-                    a.retain(|(id, _)| *id != s.id);
-                }
-            }
-            Event::Model(m) => {
-                let Some(message) = m.output.as_ref().and_then(|o| o.message()) else {
-                    return;
-                };
-                let who = self.paint("1;34", &self.agent());
-                let text = message.content.text();
-                if !text.is_empty() {
-                    println!("{pad}{who} {text}");
-                } else {
-                    println!("{pad}{who}");
-                }
-                for call in message.calls() {
-                    println!("{pad}{} {}", self.paint("34", "  call"), call.render());
-                }
-            }
-            Event::Tool(t) => match &t.error {
-                None => println!(
-                    "{pad}{} {} → {}",
-                    self.paint("32", "  tool"),
-                    t.function,
-                    t.result.text().replace('\n', " ")
-                ),
-                Some(e) => println!(
-                    "{pad}{} {} failed ({}): {}",
-                    self.paint("31", "  tool"),
-                    t.function,
-                    e.kind,
-                    e.message.replace('\n', &format!("\n{pad}       "))
-                ),
-            },
-            _ => {}
-        }
-    }
-}
+use actuator::events::ConsoleTranscript;
 
 /// What every example's command line gives: `--model PROVIDER/MODEL` (a real model by name;
 /// the scripted one without it), flags (`--something`) and the other arguments.
@@ -100,6 +10,8 @@ impl EventSink for Transcript {
 pub struct Args {
     /// The model's name, when `--model` was given.
     pub model: Option<String>,
+    /// The log directory, when `--log-dir` was given.
+    pub log_dir: Option<String>,
     /// Flags other than `--model`.
     pub flags: Vec<String>,
     /// The remaining arguments.
@@ -113,6 +25,7 @@ impl Args {
     pub fn parse(usage: &str) -> Result<Args, String> {
         let mut parsed = Args {
             model: None,
+            log_dir: None,
             flags: Vec::new(),
             positional: Vec::new(),
         };
@@ -120,6 +33,7 @@ impl Args {
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--model" => parsed.model = Some(args.next().ok_or(usage)?),
+                "--log-dir" => parsed.log_dir = Some(args.next().ok_or(usage)?),
                 "-h" | "--help" => return Err(usage.to_owned()),
                 flag if flag.starts_with("--") => parsed.flags.push(arg),
                 _ => parsed.positional.push(arg),
@@ -167,7 +81,10 @@ pub fn limits() -> [actuator::agent::limits::Limit; 3] {
 /// Prints the answer, or how the run ended without one (a limit, the context window, a
 /// refusal) on stderr; the exit code says which.
 #[allow(dead_code, clippy::print_stderr)]
-pub fn report(result: &actuator::agent::AgentRun, paint: &Transcript) -> std::process::ExitCode {
+pub fn report(
+    result: &actuator::agent::AgentRun,
+    paint: &ConsoleTranscript,
+) -> std::process::ExitCode {
     match result.answer() {
         Some(answer) => {
             println!("\n{} {answer}", paint.paint("1;32", "answer:"));
