@@ -41,7 +41,7 @@ impl Progress {
         Self::with(bar, lines, task, total)
     }
 
-    pub(crate) fn with(
+    fn with(
         bar: Option<ProgressBar>,
         lines: Option<Mutex<Box<dyn Write + Send>>>,
         task: &str,
@@ -133,13 +133,23 @@ impl Progress {
     }
 }
 
+/// A progress display whose plain lines go to a buffer the test reads.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
     use std::sync::Arc;
 
+    /// The lines written so far.
     #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
+    pub(crate) struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Shared {
+        pub(crate) fn text(&self) -> String {
+            String::from_utf8(self.0.lock().map(|v| v.clone()).unwrap_or_default())
+                .unwrap_or_default()
+        }
+    }
+
     impl Write for Shared {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             self.0
@@ -153,10 +163,22 @@ mod tests {
         }
     }
 
+    /// Progress of `total` samples of task `task`, its lines in the returned buffer.
+    pub(crate) fn lines(task: &str, total: usize) -> (Progress, Shared) {
+        let out = Shared::default();
+        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), task, total);
+        (progress, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::lines;
+    use super::*;
+
     #[test]
     fn a_retry_is_a_line_with_the_sample_the_error_and_the_wait() {
-        let out = Shared::default();
-        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "demo", 4);
+        let (progress, out) = lines("demo", 4);
         let retry = ModelRetryEvent::new(
             "openai-api/local",
             1,
@@ -164,8 +186,7 @@ mod tests {
             "error sending request: connection refused",
         );
         progress.retry("sample 2 (epoch 1)", &retry);
-        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
-            .unwrap_or_default();
+        let text = out.text();
         assert_eq!(
             text,
             "demo: sample 2 (epoch 1): retry openai-api/local: error sending request: connection refused; retrying in 2.5 s (attempt 2)\n"
@@ -174,14 +195,12 @@ mod tests {
 
     #[test]
     fn without_a_terminal_progress_is_about_twenty_plain_lines() {
-        let out = Shared::default();
-        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "demo", 40);
+        let (progress, out) = lines("demo", 40);
         for i in 0..40 {
             progress.started();
             progress.finished(i == 3, 15 * (i as u64 + 1));
         }
-        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
-            .unwrap_or_default();
+        let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 20, "{text}");
         assert!(

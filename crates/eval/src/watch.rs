@@ -70,29 +70,12 @@ impl EventSink for SampleSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::testing::lines;
     use actuator_events::ModelRetryEvent;
-    use std::io::Write;
-    use std::sync::Mutex;
-
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0
-                .lock()
-                .map_err(|_| std::io::Error::other("poisoned"))?
-                .extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn a_retry_reaches_the_progress_lines_and_names_the_model_and_the_log_keeps_it() {
-        let out = Shared::default();
-        let progress = Progress::with(None, Some(Mutex::new(Box::new(out.clone()))), "t", 1);
+        let (progress, out) = lines("t", 1);
         let watch = RunWatch::new(progress);
         let log = StampedLog::new();
         let sink = watch.sink(log.clone(), "sample 7 (epoch 2)".into());
@@ -102,8 +85,7 @@ mod tests {
             1.0,
             "connection refused",
         )));
-        let text = String::from_utf8(out.0.lock().map(|v| v.clone()).unwrap_or_default())
-            .unwrap_or_default();
+        let text = out.text();
         assert!(
             text.starts_with("t: sample 7 (epoch 2): retry openai-api/local: connection refused"),
             "{text}"
