@@ -193,33 +193,6 @@ fn mcp_example(model: actuator::model::ScriptedModel) -> Result {
     Ok(())
 }
 
-/// README: forcing the tool choice for a small model.
-#[rustfmt::skip]
-fn small_model_example(model: actuator::model::ScriptedModel) -> Result {
-    use actuator::prelude::*;
-    use actuator::agent::react::ReactToolChoice;
-    use actuator::tool_core::ToolChoice;
-
-    /// Add two integers.
-    ///
-    /// # Arguments
-    /// * `x` - First addend.
-    /// * `y` - Second addend.
-    #[tool]
-    async fn add(x: i64, y: i64) -> i64 { x + y }
-
-    let agent = react()
-        .tools([add_tool()])
-        .model(model)
-        // Turn 1 must call `add`, every later turn `submit`: what a tiny model needs.
-        .tool_choice(ReactToolChoice::per_turn(|turn, _state| match turn {
-            1 => ToolChoice::function("add"),
-            _ => ToolChoice::function("submit"),
-        }))
-        .build()?;
-    Ok(())
-}
-
 /// README: seeing the library's own log.
 #[rustfmt::skip]
 fn tracing_example() {
