@@ -75,7 +75,9 @@
 //! properties that accepts any, or a schema that accepts any JSON value (`true`,
 //! `serde_json::Value`). Closing them would make the model unable to pass what the tool needs,
 //! so the tool is then rendered with `"strict": false` and its schema unchanged, and the report
-//! lists only those places ([`ChangeKind::Unsupported`]).
+//! lists only those places ([`ChangeKind::Unsupported`]). An `enum` with a value not of the
+//! schema's declared type (`{"type": "integer", "enum": ["1", "2"]}`), which strict mode
+//! rejects with a 400 for the whole request, falls back the same way.
 //!
 //! ```
 //! use actuator_dialect::ChangeKind;
@@ -130,8 +132,9 @@
 //!   become `"nullable": true`; an `anyOf` left with one alternative is merged into its parent.
 //!   Other `oneOf`s become `anyOf`; a list of several types becomes an `anyOf`; `allOf` is
 //!   merged as for OpenAI.
-//! - `const` becomes a one-value `enum`. Enums hold strings only: an enum with other values
-//!   (integers, booleans) is dropped and its values listed in the description.
+//! - `const` becomes a one-value `enum`. Enums hold strings only, on a string schema: an enum
+//!   with other values (integers, booleans), or on a schema of another type (`{"type":
+//!   "integer", "enum": ["1", "2"]}`), is dropped and its values listed in the description.
 //! - `additionalProperties` is dropped everywhere; a map's value schema is described in words.
 //! - `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` for integers and a
 //!   sentence in the description otherwise. Tuples become arrays as for OpenAI.
@@ -141,8 +144,12 @@
 //! - Kept: `type`, `description`, `title`, `properties`, `required`, `items`, `anyOf`, `enum`,
 //!   `minimum`, `maximum`, `minItems`, `maxItems`, `minLength`, `maxLength`, `minProperties`,
 //!   `maxProperties`, `pattern`. Anything else is dropped.
-//! - A tool without parameters leaves `parameters` out (Gemini rejects an object schema with no
-//!   properties). Names Gemini would reject are reported, not changed.
+//! - Gemini rejects an object schema with no properties: a tool without parameters leaves
+//!   `parameters` out, and a nested object without properties (a map, an array of untyped
+//!   objects) loses its `type` (it then accepts any value; "A JSON object." goes in its
+//!   description and Actuator's validation still requires one). `required` on a schema without
+//!   properties, and `properties`/`required` on a schema that is not an object, are dropped.
+//!   Names Gemini would reject are reported, not changed.
 //!
 //! ```
 //! use actuator_tool_core::{ToolInfo, ToolParams};

@@ -254,6 +254,14 @@ impl Rewrite for Strict<'_> {
                 "enum" => {
                     if let Value::Array(values) = val {
                         self.enum_values += values.len();
+                        if let Some(stray) = values.iter().find(|v| !fits_type(m.get("type"), v)) {
+                            // OpenAI rejects the whole request: "enum value … does not
+                            // validate against {type}".
+                            self.block(
+                                &at,
+                                &format!("the enum value {stray} is not of the schema's type"),
+                            );
+                        }
                         out.insert(key.clone(), val.clone());
                     } else {
                         self.invalid(&at, "\"enum\" must be an array; dropped");
@@ -466,6 +474,25 @@ impl Strict<'_> {
 }
 
 /// Whether a rewritten schema says what values it takes (strict mode rejects untyped schemas).
+/// Whether `value` is of one of the types `ty` declares (any value when it declares none;
+/// `null` always, as strict mode adds it to the enum of a nullable property).
+fn fits_type(ty: Option<&Value>, value: &Value) -> bool {
+    let names: Vec<&str> = match ty {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return true,
+    };
+    let fits = |t: &str| match value {
+        Value::Null => true,
+        Value::Bool(_) => t == "boolean",
+        Value::Number(n) => t == "number" || (t == "integer" && (n.is_i64() || n.is_u64())),
+        Value::String(_) => t == "string",
+        Value::Array(_) => t == "array",
+        Value::Object(_) => t == "object",
+    };
+    names.iter().any(|t| fits(t))
+}
+
 fn is_typed(m: &Map<String, Value>) -> bool {
     [
         "type",

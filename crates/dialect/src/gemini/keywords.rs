@@ -10,9 +10,18 @@ use crate::schema::{hint, join_values, type_names};
 use crate::walk::{Rewrite, child};
 
 impl Gemini<'_> {
-    /// Gemini rejects `required` names that are not properties: they are dropped.
+    /// Gemini rejects `required` names that are not properties (and `required` on a schema
+    /// with no properties at all): they are dropped.
     pub(super) fn check_required(&mut self, out: &mut Map<String, Value>, path: &str) {
         let Some(Value::Object(props)) = out.get("properties") else {
+            if out.remove("required").is_some() {
+                self.report.push(
+                    child(path, "required"),
+                    ChangeKind::Dropped,
+                    "Gemini rejects \"required\" on a schema without properties; it is \
+                     enforced by Actuator's validation only",
+                );
+            }
             return;
         };
         let Some(Value::Array(required)) = out.get("required") else {
@@ -33,6 +42,44 @@ impl Gemini<'_> {
         }
         if !unknown.is_empty() {
             out.insert("required".into(), Value::Array(known));
+        }
+    }
+
+    /// The shapes Gemini rejects with a 400 for the whole request, repaired: `properties` on
+    /// a schema whose type is not `object` are dropped (its API: "only allowed for OBJECT
+    /// type"), and an `object` without properties (a map, `{"type": "object"}` as an array's
+    /// items) loses its type (Gemini: "properties should be non-empty for OBJECT type"), so it
+    /// accepts any value, with "A JSON object." in its description; Actuator's validation
+    /// still requires an object.
+    pub(super) fn check_object_shape(&mut self, out: &mut Map<String, Value>, path: &str) {
+        let ty = out.get("type").and_then(Value::as_str).map(str::to_owned);
+        let has_properties =
+            matches!(out.get("properties"), Some(Value::Object(p)) if !p.is_empty());
+        match ty.as_deref() {
+            Some("object") if !has_properties => {
+                out.remove("type");
+                out.remove("properties");
+                self.report.push(
+                    child(path, "type"),
+                    ChangeKind::Rewritten,
+                    "Gemini rejects an object schema without properties; rendered without a \
+                     type, the object is enforced by Actuator's validation",
+                );
+                super::append_description(out, &["A JSON object.".to_owned()]);
+            }
+            Some(other) if other != "object" && out.contains_key("properties") => {
+                out.remove("properties");
+                out.remove("required");
+                self.report.push(
+                    child(path, "properties"),
+                    ChangeKind::Dropped,
+                    format!(
+                        "Gemini allows \"properties\" (and \"required\") only on objects, and \
+                         this is {other}"
+                    ),
+                );
+            }
+            _ => {}
         }
     }
 
@@ -121,19 +168,25 @@ impl Gemini<'_> {
         if others.is_empty() {
             return;
         }
-        if others.iter().all(Value::is_string) {
+        let declared = super::first_type(m);
+        let on_strings = matches!(declared, None | Some("string"));
+        if on_strings && others.iter().all(Value::is_string) {
             if !m.contains_key("type") {
                 out.insert("type".into(), json!("string"));
             }
             out.insert("enum".into(), Value::Array(others));
         } else {
             hints.push(format!("Allowed values: {}.", join_values(&others)));
-            self.report.push(
-                at,
-                ChangeKind::MovedToDescription,
-                "Gemini enums hold strings only; the allowed values are listed in the \
-                 description",
-            );
+            let detail = match declared {
+                Some(t) if t != "string" && others.iter().all(Value::is_string) => format!(
+                    "Gemini allows enums only on strings, and this schema is {t}; the allowed \
+                     values are listed in the description"
+                ),
+                _ => "Gemini enums hold strings only; the allowed values are listed in the \
+                      description"
+                    .to_owned(),
+            };
+            self.report.push(at, ChangeKind::MovedToDescription, detail);
         }
     }
 
@@ -203,8 +256,8 @@ impl Gemini<'_> {
                 self.report.push(
                     at,
                     ChangeKind::Unsupported,
-                    "Gemini cannot describe maps; rendered as an object without properties, \
-                     with the value schema in the description",
+                    "Gemini cannot describe maps; rendered without properties, with the value \
+                     schema in the description",
                 );
             }
         }

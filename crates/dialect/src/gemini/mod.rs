@@ -297,6 +297,7 @@ impl Rewrite for Gemini<'_> {
             }
         }
         self.check_required(&mut out, &place.path);
+        self.check_object_shape(&mut out, &place.path);
         if let Some(Value::Object(branch)) = single_branch {
             // `anyOf: [X, null]`: X itself, nullable. The outer keywords (a description) win.
             out = merged(&branch, &out, "");
