@@ -234,6 +234,17 @@ fn anthropic_only_drops_dollar_schema() {
                 schema["properties"]["$schema_inside"],
                 json!({"type": "boolean"})
             );
+        } else if info.parameters.extra.contains_key("$schema") {
+            // A top-level $schema (kept from the input schema) is the one change, reported.
+            assert_eq!(
+                kinds_at(&rendered.report, "/$schema"),
+                [ChangeKind::Dropped],
+                "{name}"
+            );
+            assert_eq!(rendered.report.changes.len(), 1, "{name}");
+            let mut expected = info.parameters_schema();
+            expected.as_object_mut().unwrap().remove("$schema");
+            assert_eq!(schema, &expected, "{name}");
         } else {
             assert!(rendered.report.is_empty(), "{name}: {}", rendered.report);
             assert_eq!(schema, &info.parameters_schema(), "{name}");

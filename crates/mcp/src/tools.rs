@@ -167,7 +167,7 @@ impl McpTools {
             return None;
         }
         let schema = Value::Object((*tool.input_schema).clone());
-        let (params, mut validate) = match ToolParams::from_value(&schema) {
+        let (params, mut validate) = match ToolParams::pass_through(&schema) {
             Ok(p) => (p, true),
             Err(e) => {
                 inner.report_once(

@@ -202,3 +202,34 @@ async fn the_child_process_ends_with_the_client() {
     drop(client);
     wait_gone(pid).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_schema_passes_through_as_it_came() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = quirky(dir.path()) else {
+        return;
+    };
+    let client = McpClient::new(server);
+    let tools = mcp_tools(&client).tools().await.unwrap();
+    let dated = tools.iter().find(|t| t.name() == "dated").unwrap();
+    // $schema and title kept, no additionalProperties added: the schema the server sent.
+    assert_eq!(
+        dated.info().parameters_schema(),
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "title": "Dated",
+            "type": "object",
+            "properties": {"q": {"type": "string"}},
+            "required": ["q"],
+        })
+    );
+    // Re-served over MCP, the schema is the same.
+    assert_eq!(
+        actuator_dialect::mcp(dated.info()).tool["inputSchema"],
+        dated.info().parameters_schema()
+    );
+    // The schema leaves other properties open, so our validation lets them through.
+    let out = exec_one(&tools, "dated", json!({"q": "hi", "lang": "en"})).await;
+    assert_eq!(out.content.text(), "q='hi' extra=['lang']");
+    client.close().await;
+}

@@ -73,12 +73,20 @@ impl ToolInfo {
     }
 }
 
-/// The parameters of a tool: always a closed JSON Schema object.
+/// The parameters of a tool: a JSON Schema object.
 ///
-/// Serializes as `{"type":"object","properties":{…},"required":[…],"additionalProperties":false}`
-/// in that key order, with properties in declaration order and `required` always present.
-/// Definitions that recursive parameter types refer to (`"$ref": "#/$defs/Name"`) follow as
-/// `$defs`, only when there are any.
+/// Parameters built here (`#[tool]`, [`ParamsBuilder`](crate::ParamsBuilder),
+/// `ToolParams::default()`) are closed: they serialize as
+/// `{"type":"object","properties":{…},"required":[…],"additionalProperties":false}` in that key
+/// order, with properties in declaration order and `required` always present. Definitions that
+/// recursive parameter types refer to (`"$ref": "#/$defs/Name"`) follow as `$defs`, only when
+/// there are any.
+///
+/// A schema from elsewhere ([`ToolParams::from_value`]: an MCP server's `inputSchema`, a
+/// user's JSON) passes through as it was: its `additionalProperties` as given (absent when
+/// absent), and every other top-level keyword it carries (`$schema`, `title`, `definitions`,
+/// …) kept in [`extra`](ToolParams::extra) and written after the rest, so that only a dialect
+/// that must change it does (and says so in its report).
 ///
 /// ```
 /// use actuator_tool_core::ToolParams;
@@ -92,7 +100,7 @@ impl ToolInfo {
 ///     r#"{"type":"object","properties":{"x":{"type":"integer","description":"A number."}},"required":["x"],"additionalProperties":false}"#
 /// );
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolParams {
     /// Parameter name → JSON Schema, in declaration order.
     pub properties: Map<String, Value>,
@@ -100,6 +108,25 @@ pub struct ToolParams {
     pub required: Vec<String>,
     /// Shared definitions referred to as `#/$defs/{name}` (recursive types).
     pub defs: Map<String, Value>,
+    /// The schema's `additionalProperties`: `false` (closed) for parameters built here; as
+    /// given, or `None` when absent, for a schema read with [`ToolParams::from_value`].
+    pub additional_properties: Option<Value>,
+    /// The schema's other top-level keywords, as given, in order (`$schema`, `title`, …):
+    /// empty for parameters built here.
+    pub extra: Map<String, Value>,
+}
+
+impl Default for ToolParams {
+    /// No parameters, closed.
+    fn default() -> Self {
+        ToolParams {
+            properties: Map::new(),
+            required: Vec::new(),
+            defs: Map::new(),
+            additional_properties: Some(Value::Bool(false)),
+            extra: Map::new(),
+        }
+    }
 }
 
 impl ToolParams {
@@ -110,25 +137,75 @@ impl ToolParams {
 
     /// The JSON Schema of these parameters as a value.
     pub fn to_value(&self) -> Value {
-        let mut obj = Map::with_capacity(5);
+        let mut obj = Map::with_capacity(5 + self.extra.len());
         obj.insert("type".into(), Value::from("object"));
         obj.insert("properties".into(), Value::Object(self.properties.clone()));
         obj.insert(
             "required".into(),
             Value::Array(self.required.iter().cloned().map(Value::from).collect()),
         );
-        obj.insert("additionalProperties".into(), Value::Bool(false));
+        if let Some(additional) = &self.additional_properties {
+            obj.insert("additionalProperties".into(), additional.clone());
+        }
         if !self.defs.is_empty() {
             obj.insert("$defs".into(), Value::Object(self.defs.clone()));
+        }
+        for (key, value) in &self.extra {
+            obj.entry(key.clone()).or_insert_with(|| value.clone());
         }
         Value::Object(obj)
     }
 
-    /// Reads parameters from a JSON Schema object (the inverse of [`ToolParams::to_value`]).
+    /// Reads parameters from a JSON Schema object (the inverse of [`ToolParams::to_value`]):
+    /// parameters written by hand for a tool or an agent defined here. Every top-level keyword
+    /// is kept ([`extra`](ToolParams::extra) holds those not modelled, such as `$schema`);
+    /// `additionalProperties` is as given, and `false` when absent, as the reference closes
+    /// its tools' parameters. For a schema from elsewhere that must stay exactly as it came (an
+    /// MCP server's `inputSchema`), use [`ToolParams::pass_through`].
     ///
     /// Fails when the value is not an object schema (`"type": "object"` or no type) or when
     /// `properties`/`required` are malformed.
+    ///
+    /// ```
+    /// use actuator_tool_core::ToolParams;
+    /// use serde_json::json;
+    /// let schema = json!({
+    ///     "$schema": "http://json-schema.org/draft-07/schema#",
+    ///     "type": "object",
+    ///     "properties": {"path": {"type": "string"}},
+    ///     "required": ["path"]
+    /// });
+    /// let params = ToolParams::from_value(&schema).unwrap();
+    /// assert_eq!(params.additional_properties, Some(json!(false)));
+    /// assert_eq!(params.to_value()["$schema"], schema["$schema"]);
+    /// ```
     pub fn from_value(value: &Value) -> Result<Self, ToolDefError> {
+        let mut params = Self::pass_through(value)?;
+        params
+            .additional_properties
+            .get_or_insert(Value::Bool(false));
+        Ok(params)
+    }
+
+    /// Reads a schema from elsewhere (an MCP server's `inputSchema`) exactly as it came:
+    /// `additionalProperties` only when given, and every other top-level keyword kept, so that
+    /// [`to_value`](ToolParams::to_value) gives back the same schema and only a dialect that
+    /// must change it does (and says so in its report).
+    ///
+    /// ```
+    /// use actuator_tool_core::ToolParams;
+    /// use serde_json::json;
+    /// let schema = json!({
+    ///     "$schema": "http://json-schema.org/draft-07/schema#",
+    ///     "type": "object",
+    ///     "properties": {"path": {"type": "string"}},
+    ///     "required": ["path"]
+    /// });
+    /// let params = ToolParams::pass_through(&schema).unwrap();
+    /// assert_eq!(params.additional_properties, None);
+    /// assert_eq!(params.to_value(), schema);
+    /// ```
+    pub fn pass_through(value: &Value) -> Result<Self, ToolDefError> {
         let bad = |reason: &str| ToolDefError::InvalidParameters {
             reason: reason.to_owned(),
         };
@@ -173,10 +250,22 @@ impl ToolParams {
             Some(Value::Object(d)) => d.clone(),
             Some(_) => return Err(bad("\"$defs\" must be an object")),
         };
+        let extra = obj
+            .iter()
+            .filter(|(k, _)| {
+                !matches!(
+                    k.as_str(),
+                    "type" | "properties" | "required" | "additionalProperties" | "$defs"
+                )
+            })
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         Ok(ToolParams {
             properties,
             required,
             defs,
+            additional_properties: obj.get("additionalProperties").cloned(),
+            extra,
         })
     }
 }
@@ -184,14 +273,22 @@ impl ToolParams {
 impl Serialize for ToolParams {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let len = if self.defs.is_empty() { 4 } else { 5 };
+        let len = 3
+            + usize::from(self.additional_properties.is_some())
+            + usize::from(!self.defs.is_empty())
+            + self.extra.len();
         let mut map = serializer.serialize_map(Some(len))?;
         map.serialize_entry("type", "object")?;
         map.serialize_entry("properties", &self.properties)?;
         map.serialize_entry("required", &self.required)?;
-        map.serialize_entry("additionalProperties", &false)?;
+        if let Some(additional) = &self.additional_properties {
+            map.serialize_entry("additionalProperties", additional)?;
+        }
         if !self.defs.is_empty() {
             map.serialize_entry("$defs", &self.defs)?;
+        }
+        for (key, value) in &self.extra {
+            map.serialize_entry(key, value)?;
         }
         map.end()
     }

@@ -1,5 +1,6 @@
 """An MCP server on the official Python SDK (low-level API) with the behaviours the client
-tests need and the reference servers lack: a schema our validator cannot compile, a tool that
+tests need and the reference servers lack: a schema our validator cannot compile, a schema
+with top-level keywords of its own ($schema, title) to pass through, a tool that
 adds a tool and sends tools/list_changed, a tool that kills the server, and a slow tool that
 writes a marker file when it is cancelled.
 
@@ -34,6 +35,17 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
             "Echoes q; its schema has a regex our validator refuses.",
             {"type": "object", "properties": {"q": {"type": "string", "pattern": "(?<!x"}}, "required": ["q"]},
         ),
+        tool(
+            "dated",
+            "Echoes q; its schema names its dialect and title and leaves extra properties open.",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "title": "Dated",
+                "type": "object",
+                "properties": {"q": {"type": "string"}},
+                "required": ["q"],
+            },
+        ),
         tool("grow", "Adds a tool and says the list changed.", {"type": "object", "properties": {}}),
         tool("crash", "Exits the server at once.", {"type": "object", "properties": {}}),
         tool("slow", "Sleeps for a minute.", {"type": "object", "properties": {}}),
@@ -46,6 +58,8 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
 async def call_tool(ctx, params) -> types.CallToolResult:
     name = params.name
     args = params.arguments or {}
+    if name == "dated":
+        return text(f"q={args.get('q')!r} extra={sorted(k for k in args if k != 'q')}")
     if name == "bad_pattern":
         return text(f"q={args.get('q')!r}")
     if name == "grow":
