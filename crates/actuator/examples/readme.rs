@@ -125,6 +125,21 @@ mod first_agent {
     }
 }
 
+/// README: structured output.
+#[rustfmt::skip]
+async fn structured_example(model: std::sync::Arc<dyn actuator::model::Model>) -> Result {
+    use actuator::model::{ChatMessage, GenerateConfig};
+
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    struct Sum {
+        /// The total.
+        total: i64,
+    }
+    let input = [ChatMessage::user("What is 3 + 4?")];
+    let sum: Sum = actuator::model::generate_structured(model.as_ref(), &input, &GenerateConfig::default()).await?;
+    Ok(())
+}
+
 /// README: real models.
 #[rustfmt::skip]
 fn real_models() -> Result {

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::structured::ResponseSchema;
+
 /// Settings for a generation. Every field is optional; `None` leaves the provider's default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -41,6 +43,11 @@ pub struct GenerateConfig {
         deserialize_with = "seconds_in"
     )]
     pub timeout: Option<Duration>,
+    /// The JSON Schema the answer must follow (structured output; the reference's
+    /// `response_schema`). See [`ResponseSchema`] and
+    /// [`generate_structured`](crate::generate_structured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_schema: Option<ResponseSchema>,
 }
 
 /// The default config as a static, for a request that borrows one when it is given none.
@@ -56,6 +63,7 @@ pub(crate) static DEFAULT: GenerateConfig = GenerateConfig {
     reasoning_effort: None,
     reasoning_tokens: None,
     timeout: None,
+    response_schema: None,
 };
 
 // A duration on the wire is seconds, as the reference writes `timeout`.
@@ -104,6 +112,7 @@ impl GenerateConfig {
             reasoning_effort,
             reasoning_tokens,
             timeout,
+            response_schema,
         } = self;
         GenerateConfig {
             max_tokens: max_tokens.or(defaults.max_tokens),
@@ -117,7 +126,17 @@ impl GenerateConfig {
                 .or_else(|| defaults.reasoning_effort.clone()),
             reasoning_tokens: reasoning_tokens.or(defaults.reasoning_tokens),
             timeout: timeout.or(defaults.timeout),
+            response_schema: response_schema
+                .clone()
+                .or_else(|| defaults.response_schema.clone()),
         }
+    }
+
+    /// Sets `response_schema`: the answer must be JSON following it.
+    #[must_use]
+    pub fn response_schema(mut self, schema: ResponseSchema) -> Self {
+        self.response_schema = Some(schema);
+        self
     }
 
     /// Sets `max_tokens`.
@@ -184,6 +203,10 @@ mod tests {
             reasoning_effort: Some(n.to_string()),
             reasoning_tokens: Some(n),
             timeout: Some(Duration::from_secs(u64::from(n))),
+            response_schema: Some(ResponseSchema::new(
+                format!("s{n}"),
+                serde_json::json!({"type": "integer"}),
+            )),
         }
     }
 

@@ -35,6 +35,9 @@ pub use output::{ChatCompletionChoice, ModelOutput, ModelUsage, StopReason};
 mod config;
 pub use config::GenerateConfig;
 
+mod structured;
+pub use structured::{ResponseSchema, StructuredOutputError, generate_structured};
+
 mod observe;
 pub use observe::{GenerateObserver, RetryReport};
 

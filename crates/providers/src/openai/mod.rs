@@ -88,6 +88,7 @@ impl OpenAiChat {
             flavor: request::Flavor {
                 openai: resolved_openai,
                 strict_tools: options.strict_tools.unwrap_or(true),
+                json_object_schema: name.starts_with("llama-cpp-python/"),
             },
             config: options.config.clone(),
             stream: options.stream.unwrap_or(false),

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use actuator_model::{ChatMessage, GenerateConfig, MessageContent, ToolCall};
+use actuator_model::{ChatMessage, GenerateConfig, MessageContent, ResponseSchema, ToolCall};
 use actuator_tool_core::{Content, Media, MediaSource, ToolChoice, ToolInfo};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -27,6 +27,9 @@ pub(crate) struct Flavor {
     /// know only `max_tokens`.
     pub openai: bool,
     pub strict_tools: bool,
+    /// llama-cpp-python's server takes structured output as `{"type": "json_object",
+    /// "schema": …}` and refuses `json_schema` (a 500 naming the literal).
+    pub json_object_schema: bool,
 }
 
 /// A `CreateChatCompletionRequest`, borrowing the conversation. Fields left `None` are not
@@ -55,6 +58,8 @@ pub(crate) struct ChatRequest<'a> {
     seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -159,10 +164,32 @@ pub(crate) fn build<'a>(
         stop: config.stop_seqs.as_deref().filter(|s| !s.is_empty()),
         seed: config.seed,
         reasoning_effort: config.reasoning_effort.as_deref().filter(|_| flavor.openai),
+        response_format: config
+            .response_schema
+            .as_ref()
+            .map(|schema| response_format(schema, flavor)),
         stream: None,
         stream_options: None,
     };
     Ok(Built { body, strict })
+}
+
+/// Structured output as Chat Completions takes it (`ResponseFormatJsonSchema`), which
+/// OpenAI-compatible servers (llama.cpp's, vLLM) follow too.
+pub(crate) fn response_format(schema: &ResponseSchema, flavor: &Flavor) -> Value {
+    if flavor.json_object_schema {
+        return json!({"type": "json_object", "schema": schema.json_schema});
+    }
+    let mut json_schema = serde_json::Map::new();
+    json_schema.insert("name".into(), json!(schema.name));
+    if let Some(description) = &schema.description {
+        json_schema.insert("description".into(), json!(description));
+    }
+    json_schema.insert("schema".into(), schema.json_schema.clone());
+    if let Some(strict) = schema.strict {
+        json_schema.insert("strict".into(), json!(strict));
+    }
+    json!({"type": "json_schema", "json_schema": json_schema})
 }
 
 /// A tool: strict through the dialect when asked and the schema allows it, else the schema as
@@ -374,6 +401,7 @@ mod tests {
         let flavor = Flavor {
             openai: true,
             strict_tools: false,
+            json_object_schema: false,
         };
         let mut built = build("gpt", &input, &[], &ToolChoice::Auto, &config, &flavor).unwrap();
         built.body.streamed();

@@ -88,6 +88,21 @@ pub(crate) fn build(
     if let Some(effort) = &config.reasoning_effort {
         body.insert("reasoning".into(), json!({"effort": effort}));
     }
+    if let Some(schema) = &config.response_schema {
+        // The Responses API's structured output: `text.format`, the Chat Completions
+        // `json_schema` object's fields flattened beside its type.
+        let mut format = serde_json::Map::new();
+        format.insert("type".into(), json!("json_schema"));
+        format.insert("name".into(), json!(schema.name));
+        if let Some(description) = &schema.description {
+            format.insert("description".into(), json!(description));
+        }
+        format.insert("schema".into(), schema.json_schema.clone());
+        if let Some(strict) = schema.strict {
+            format.insert("strict".into(), json!(strict));
+        }
+        body.insert("text".into(), json!({"format": format}));
+    }
     // Nothing is kept on OpenAI's side; reasoning comes back encrypted, to be replayed.
     body.insert("store".into(), json!(false));
     if is_reasoning_model(model) {

@@ -1,0 +1,271 @@
+//! Structured output: a [`ResponseSchema`] in the config asks the provider for an answer that
+//! is JSON following it, and [`generate_structured`] returns that answer as a Rust value,
+//! checked against the schema first.
+
+use actuator_tool_core::schemars::{self, JsonSchema};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::GenerateConfig;
+use crate::error::ModelError;
+use crate::message::ChatMessage;
+use crate::model::Model;
+use crate::request::GenerateRequest;
+
+/// The JSON Schema a model's answer must follow (the reference's `ResponseSchema`): providers
+/// send it as their structured-output setting (OpenAI's `response_format` / `text.format`,
+/// the `json_schema` of OpenAI-compatible servers such as llama.cpp's, which constrain the
+/// output to it).
+///
+/// ```
+/// use actuator_model::{GenerateConfig, ResponseSchema};
+/// use serde_json::json;
+///
+/// let schema = ResponseSchema::new("sum", json!({
+///     "type": "object",
+///     "properties": {"total": {"type": "integer"}},
+///     "required": ["total"],
+///     "additionalProperties": false
+/// }))
+/// .description("The sum of the numbers.")
+/// .strict(true);
+/// let config = GenerateConfig::default().response_schema(schema);
+/// assert_eq!(config.response_schema.unwrap().name, "sum");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ResponseSchema {
+    /// The schema's name (`^[a-zA-Z0-9_-]{1,64}$`, as the providers require).
+    pub name: String,
+    /// What the answer is, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The JSON Schema.
+    pub json_schema: Value,
+    /// Whether the provider must follow the schema exactly (OpenAI's strict mode; `None`
+    /// leaves the provider's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+impl ResponseSchema {
+    /// A schema named `name`.
+    pub fn new(name: impl Into<String>, json_schema: Value) -> Self {
+        ResponseSchema {
+            name: name.into(),
+            description: None,
+            json_schema,
+            strict: None,
+        }
+    }
+
+    /// The schema of `T` (from its `JsonSchema` derive), named after the type.
+    ///
+    /// ```
+    /// use actuator_model::ResponseSchema;
+    /// #[derive(schemars::JsonSchema)]
+    /// struct Weather { city: String, celsius: f64 }
+    /// let schema = ResponseSchema::of::<Weather>();
+    /// assert_eq!(schema.name, "Weather");
+    /// assert_eq!(schema.json_schema["required"], serde_json::json!(["city", "celsius"]));
+    /// assert!(schema.json_schema.get("$schema").is_none());
+    /// ```
+    pub fn of<T: JsonSchema>() -> Self {
+        let mut json_schema = schemars::schema_for!(T).to_value();
+        // The dialect's URI is no part of the answer's shape, and some providers refuse it.
+        if let Some(obj) = json_schema.as_object_mut() {
+            obj.remove("$schema");
+        }
+        let name: String = T::schema_name()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(64)
+            .collect();
+        ResponseSchema::new(
+            if name.is_empty() {
+                "answer".into()
+            } else {
+                name
+            },
+            json_schema,
+        )
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `strict`.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = Some(strict);
+        self
+    }
+}
+
+/// Why [`generate_structured`] has no value: the generation failed, or the answer is not JSON,
+/// does not follow the schema, or does not fit the type. Each carries the answer's text.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StructuredOutputError {
+    /// The generation failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The answer is not JSON.
+    #[error("The model's answer is not JSON ({source}). The answer: {}", shown(.text))]
+    NotJson {
+        /// The answer.
+        text: String,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The answer is JSON that does not follow the schema.
+    #[error("The model's answer does not follow the schema '{schema}': {errors}. The answer: {}", shown(.text))]
+    Invalid {
+        /// The schema's name.
+        schema: String,
+        /// What does not follow it, one error per place.
+        errors: String,
+        /// The answer.
+        text: String,
+    },
+    /// The schema itself cannot be compiled.
+    #[error("The response schema '{schema}' is not a valid JSON Schema: {reason}")]
+    BadSchema {
+        /// The schema's name.
+        schema: String,
+        /// Why.
+        reason: String,
+    },
+    /// The answer follows the schema but does not deserialize into the type.
+    #[error("The model's answer is not a {type_name}: {source}. The answer: {}", shown(.text))]
+    Deserialize {
+        /// The Rust type asked for.
+        type_name: &'static str,
+        /// The answer.
+        text: String,
+        /// serde's error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// An answer as an error shows it: its first 1,000 characters.
+fn shown(text: &str) -> String {
+    const MAX: usize = 1_000;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}… ({} more bytes)", &text[..cut], text.len() - cut),
+        None => text.to_owned(),
+    }
+}
+
+/// The answer's JSON text: the output's text, without a Markdown code fence around it.
+fn answer_text(text: &str) -> &str {
+    let trimmed = text.trim();
+    let Some(rest) = trimmed.strip_prefix("```") else {
+        return trimmed;
+    };
+    let body = rest.split_once('\n').map_or("", |(_, body)| body);
+    body.trim_end().strip_suffix("```").unwrap_or(body).trim()
+}
+
+/// Generates an answer that is JSON following `T`'s schema, and returns it as a `T`.
+///
+/// The config's [`response_schema`](GenerateConfig::response_schema) is set to
+/// [`ResponseSchema::of::<T>()`](ResponseSchema::of) unless it names one already; the answer
+/// is then checked against that schema (a provider without structured output may ignore it)
+/// and deserialized. Every failure says what was wrong, with the answer's text.
+///
+/// ```
+/// use actuator_model::{ChatMessage, GenerateConfig, ModelOutput, ScriptedModel, generate_structured};
+///
+/// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+/// struct Sum { total: i64 }
+///
+/// let model = ScriptedModel::new([
+///     ModelOutput::from_content("m", r#"{"total": 7}"#),
+///     ModelOutput::from_content("m", r#"{"total": "seven"}"#),
+/// ]);
+/// let input = [ChatMessage::user("What is 3 + 4?")];
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let sum: Sum = generate_structured(&model, &input, &GenerateConfig::default()).await.unwrap();
+/// assert_eq!(sum.total, 7);
+/// let err = generate_structured::<Sum>(&model, &input, &GenerateConfig::default()).await.unwrap_err();
+/// assert!(err.to_string().contains("does not follow the schema 'Sum'"), "{err}");
+/// # });
+/// ```
+pub async fn generate_structured<T: JsonSchema + DeserializeOwned>(
+    model: &dyn Model,
+    input: &[ChatMessage],
+    config: &GenerateConfig,
+) -> Result<T, StructuredOutputError> {
+    let mut config = config.clone();
+    let schema = config
+        .response_schema
+        .get_or_insert_with(ResponseSchema::of::<T>)
+        .clone();
+    let validator = jsonschema::validator_for(&schema.json_schema).map_err(|e| {
+        StructuredOutputError::BadSchema {
+            schema: schema.name.clone(),
+            reason: e.to_string(),
+        }
+    })?;
+    let output = crate::model::generate(model, GenerateRequest::new(input).config(&config)).await?;
+    let text = output.completion();
+    let value: Value = match serde_json::from_str(answer_text(&text)) {
+        Ok(v) => v,
+        Err(source) => return Err(StructuredOutputError::NotJson { text, source }),
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("{at}: {e}")
+            }
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(StructuredOutputError::Invalid {
+            schema: schema.name,
+            errors: errors.join("; "),
+            text,
+        });
+    }
+    serde_json::from_value(value).map_err(|source| StructuredOutputError::Deserialize {
+        type_name: std::any::type_name::<T>(),
+        text,
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fenced_answer_is_read_without_its_fence() {
+        assert_eq!(answer_text("```json\n{\"a\": 1}\n```"), "{\"a\": 1}");
+        assert_eq!(answer_text("  {\"a\": 1} "), "{\"a\": 1}");
+    }
+
+    #[test]
+    fn a_long_answer_is_cut_in_errors() {
+        let long = "x".repeat(5_000);
+        let shown = shown(&long);
+        assert!(shown.ends_with("… (4000 more bytes)"), "{}", &shown[990..]);
+    }
+}
