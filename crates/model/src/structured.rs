@@ -70,6 +70,7 @@ impl ResponseSchema {
     /// assert_eq!(schema.name, "Weather");
     /// assert_eq!(schema.json_schema["required"], serde_json::json!(["city", "celsius"]));
     /// assert!(schema.json_schema.get("$schema").is_none());
+    /// assert_eq!(schema.json_schema["additionalProperties"], false);
     /// ```
     pub fn of<T: JsonSchema>() -> Self {
         let mut json_schema = schemars::schema_for!(T).to_value();
@@ -77,6 +78,9 @@ impl ResponseSchema {
         if let Some(obj) = json_schema.as_object_mut() {
             obj.remove("$schema");
         }
+        // Providers' structured output (OpenAI strict, Anthropic) wants closed objects; an
+        // answer with fields the type does not have is no answer anyway.
+        close_objects(&mut json_schema);
         let name: String = T::schema_name()
             .chars()
             .map(|c| {
@@ -110,6 +114,23 @@ impl ResponseSchema {
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = Some(strict);
         self
+    }
+}
+
+/// Adds `"additionalProperties": false` to every object schema with properties that does
+/// not say (its subschemas and definitions included).
+fn close_objects(schema: &mut Value) {
+    match schema {
+        Value::Object(obj) => {
+            if obj.contains_key("properties") && !obj.contains_key("additionalProperties") {
+                obj.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            for value in obj.values_mut() {
+                close_objects(value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(close_objects),
+        _ => {}
     }
 }
 

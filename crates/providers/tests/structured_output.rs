@@ -1,7 +1,7 @@
 //! Structured output (`GenerateConfig::response_schema`, `generate_structured`): Chat
-//! Completions sends `response_format: json_schema` and the Responses API `text.format`,
-//! each request checked against OpenAI's specification, and the answer comes back as a typed
-//! value or an error with the text; llama.cpp's server (llama-cpp-python with SmolLM2)
+//! Completions sends `response_format: json_schema`, the Responses API `text.format` and
+//! Anthropic `output_config.format`, each request checked against its provider's
+//! specification, and the answer comes back as a typed value or an error with the text; llama.cpp's server (llama-cpp-python with SmolLM2)
 //! constrains a real model's answer to the schema. (Issue 38 §1.)
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
@@ -16,7 +16,10 @@ use actuator_model::{
 use actuator_providers::{ModelOptions, RetryPolicy};
 use common::openai::{model_at, stub};
 use common::responses::response;
-use common::{chat_completion, openai_ok, openai_requests, spec};
+use common::{
+    anthropic_message, anthropic_ok, anthropic_requests, chat_completion, openai_ok,
+    openai_requests, spec,
+};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -127,6 +130,38 @@ async fn the_responses_api_sends_text_format() {
     let format = &sent[0]["text"]["format"];
     assert_eq!(format["type"], "json_schema");
     assert_eq!(format["name"], "Sum");
+    assert_eq!(format["schema"]["required"], json!(["total"]));
+}
+
+#[tokio::test]
+async fn anthropic_sends_output_config_format() {
+    let body = anthropic_message(
+        json!([{"type": "text", "text": "{\"total\": 7}"}]),
+        "end_turn",
+    );
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(anthropic_ok(body))
+        .mount(&server)
+        .await;
+    let model = ModelOptions::new()
+        .api_key("sk-ant-test")
+        .base_url(server.uri())
+        .env(|_| None)
+        .build("anthropic/claude-test")
+        .unwrap();
+    let sum: Sum = generate_structured(
+        model.as_ref(),
+        &[ChatMessage::user("3 + 4?")],
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(sum.total, 7);
+    let sent = anthropic_requests(&server).await;
+    let format = &sent[0]["output_config"]["format"];
+    assert_eq!(format["type"], "json_schema");
     assert_eq!(format["schema"]["required"], json!(["total"]));
 }
 

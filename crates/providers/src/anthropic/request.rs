@@ -84,6 +84,14 @@ pub(crate) fn build(
     {
         body.insert("stop_sequences".into(), json!(stop));
     }
+    if let Some(schema) = &config.response_schema {
+        // Structured output: the answer's JSON Schema (name, description and strictness
+        // have no place in Anthropic's format).
+        body.insert(
+            "output_config".into(),
+            json!({"format": {"type": "json_schema", "schema": schema.json_schema}}),
+        );
+    }
     Ok(Value::Object(body))
 }
 
