@@ -97,25 +97,26 @@ async fn an_answer_that_breaks_the_schema_is_an_error_with_its_text() {
     }
 }
 
-#[tokio::test]
-async fn the_responses_api_sends_text_format() {
-    let output = json!([{
-        "type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
-        "content": [{"type": "output_text", "text": "{\"total\": 7}", "annotations": [], "logprobs": []}]
-    }]);
-    let body = response(output, "completed", Value::Null);
-    spec::assert_valid(&spec::openai().response, &body, "Response");
+/// A stub answering `route` with `answer` (a sum of 7), asked for a `Sum` by the model
+/// `name`: the typed answer is checked, and the stub returned for its requests.
+async fn served_sum(
+    route: &str,
+    answer: ResponseTemplate,
+    name: &str,
+    key: &str,
+    base_path: &str,
+) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(path("/v1/responses"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .and(path(route))
+        .respond_with(answer)
         .mount(&server)
         .await;
     let model = ModelOptions::new()
-        .api_key("sk-test")
-        .base_url(format!("{}/v1", server.uri()))
+        .api_key(key)
+        .base_url(format!("{}{base_path}", server.uri()))
         .env(|_| None)
-        .build("openai/o4-mini")
+        .build(name)
         .unwrap();
     let sum: Sum = generate_structured(
         model.as_ref(),
@@ -125,6 +126,25 @@ async fn the_responses_api_sends_text_format() {
     .await
     .unwrap();
     assert_eq!(sum.total, 7);
+    server
+}
+
+#[tokio::test]
+async fn the_responses_api_sends_text_format() {
+    let output = json!([{
+        "type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+        "content": [{"type": "output_text", "text": "{\"total\": 7}", "annotations": [], "logprobs": []}]
+    }]);
+    let body = response(output, "completed", Value::Null);
+    spec::assert_valid(&spec::openai().response, &body, "Response");
+    let server = served_sum(
+        "/v1/responses",
+        ResponseTemplate::new(200).set_body_json(body),
+        "openai/o4-mini",
+        "sk-test",
+        "/v1",
+    )
+    .await;
     let sent = common::bodies(&server).await;
     spec::assert_valid(&spec::openai().create_response, &sent[0], "CreateResponse");
     let format = &sent[0]["text"]["format"];
@@ -139,26 +159,14 @@ async fn anthropic_sends_output_config_format() {
         json!([{"type": "text", "text": "{\"total\": 7}"}]),
         "end_turn",
     );
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/messages"))
-        .respond_with(anthropic_ok(body))
-        .mount(&server)
-        .await;
-    let model = ModelOptions::new()
-        .api_key("sk-ant-test")
-        .base_url(server.uri())
-        .env(|_| None)
-        .build("anthropic/claude-test")
-        .unwrap();
-    let sum: Sum = generate_structured(
-        model.as_ref(),
-        &[ChatMessage::user("3 + 4?")],
-        &GenerateConfig::default(),
+    let server = served_sum(
+        "/v1/messages",
+        anthropic_ok(body),
+        "anthropic/claude-test",
+        "sk-ant-test",
+        "",
     )
-    .await
-    .unwrap();
-    assert_eq!(sum.total, 7);
+    .await;
     let sent = anthropic_requests(&server).await;
     let format = &sent[0]["output_config"]["format"];
     assert_eq!(format["type"], "json_schema");
