@@ -254,14 +254,19 @@ impl std::fmt::Display for Dialect {
 }
 
 /// Renders a tool for MCP (`tools/list`): `{"name", "description", "inputSchema"}` with the
-/// parameters schema as is. The report is empty.
+/// parameters schema as is, and `outputSchema` when the tool declares one. The report is
+/// empty.
 pub fn mcp(info: &ToolInfo) -> Rendered {
+    let mut tool = json!({
+        "name": info.name,
+        "description": info.description,
+        "inputSchema": info.parameters.to_value(),
+    });
+    if let Some(schema) = &info.output_schema {
+        tool["outputSchema"] = schema.clone();
+    }
     Rendered {
-        tool: json!({
-            "name": info.name,
-            "description": info.description,
-            "inputSchema": info.parameters.to_value(),
-        }),
+        tool,
         report: DialectReport::default(),
     }
 }

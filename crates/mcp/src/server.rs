@@ -18,15 +18,20 @@ use crate::convert::content_to_mcp;
 use crate::error::McpError;
 
 /// A tool as MCP lists it: `{"name", "description", "inputSchema"}`, the parameters' JSON
-/// Schema as is. MCP takes JSON Schema, so no dialect rewrites it; this is the value
+/// Schema as is, and `outputSchema` when the tool declares one (its results then carry
+/// `structuredContent`). MCP takes JSON Schema, so no dialect rewrites it; this is the value
 /// `actuator_dialect::mcp` renders, kept here so serving needs no dialect crate (a test
 /// checks that the two agree).
 fn listed_tool(info: &ToolInfo) -> Result<Tool, serde_json::Error> {
-    serde_json::from_value(json!({
+    let mut tool = json!({
         "name": info.name,
         "description": info.description,
         "inputSchema": info.parameters.to_value(),
-    }))
+    });
+    if let Some(schema) = &info.output_schema {
+        tool["outputSchema"] = schema.clone();
+    }
+    serde_json::from_value(tool)
 }
 
 /// How a [`ToolServer`] presents itself and runs calls.

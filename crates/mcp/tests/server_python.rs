@@ -38,6 +38,12 @@ async fn check_seen(seen: &Value) {
         tools["add"],
         actuator_dialect::mcp(&add_info).tool["inputSchema"]
     );
+    // A #[tool] returning a struct with a schema declares it as its output schema, and the
+    // SDK client accepted the structured result against it; `add` (an integer) declares none.
+    let output_schemas = seen["output_schemas"].as_object().unwrap();
+    assert_eq!(output_schemas.keys().collect::<Vec<_>>(), ["point"]);
+    assert_eq!(output_schemas["point"]["type"], "object");
+    assert_eq!(output_schemas["point"]["required"], json!(["x", "y"]));
     assert_eq!(seen["add"], json!({"is_error": false, "text": ["7"]}));
     assert_eq!(seen["bad"]["is_error"], true);
     assert_eq!(

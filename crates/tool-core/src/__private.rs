@@ -57,6 +57,49 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+// ---- Output schema by autoref specialization ------------------------------------------------
+//
+// A return type with a `JsonSchema` whose schema is an object declares it as the tool's
+// output schema; any other type declares none. `(&&SchemaProbe::<R>::new()).output_schema()`
+// reaches `HasSchema` (on `&SchemaProbe<R>`) when `R: JsonSchema`, else `NoSchema`.
+
+pub struct SchemaProbe<R>(PhantomData<R>);
+
+impl<R> SchemaProbe<R> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        SchemaProbe(PhantomData)
+    }
+}
+
+pub trait HasSchema {
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+impl<R: schemars::JsonSchema> HasSchema for &SchemaProbe<R> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        object_schema::<R>()
+    }
+}
+
+pub trait NoSchema {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+impl<R> NoSchema for SchemaProbe<R> {}
+
+/// `R`'s JSON Schema when it is an object schema (what MCP's `outputSchema` must be), without
+/// its `$schema`.
+pub fn object_schema<R: schemars::JsonSchema>() -> Option<serde_json::Value> {
+    let mut schema = schemars::schema_for!(R).to_value();
+    let obj = schema.as_object_mut()?;
+    if obj.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        return None;
+    }
+    obj.remove("$schema");
+    Some(schema)
+}
+
 // ---- Return-value conversion by autoref specialization -------------------------------------
 //
 // The macro knows a tool's return type only as tokens, so it cannot tell `Result<T, E>` (maybe

@@ -334,8 +334,25 @@ integer_output!(
 /// Wraps any `Serialize` value so that it is returned as compact JSON.
 ///
 /// `#[tool]` functions do this automatically; use `Json` in generic code or hand-built tools.
+/// Its JSON Schema is `T`'s, so a `#[tool]` returning `Json<T>` declares `T`'s schema as its
+/// output schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Json<T>(pub T);
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Json<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
 
 impl<T: Serialize> IntoToolOutput for Json<T> {
     fn into_tool_output(self) -> Result<ToolOutput, ToolFailure> {

@@ -50,6 +50,11 @@ pub struct ToolInfo {
     /// The tool's parameters as a JSON Schema object.
     #[serde(default)]
     pub parameters: ToolParams,
+    /// The JSON Schema of the tool's structured result (MCP's `outputSchema`), when it has
+    /// one: `#[tool]` sets it for a return type whose schema is an object (a struct deriving
+    /// `JsonSchema`, or `Json<T>` of one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 impl ToolInfo {
@@ -64,7 +69,22 @@ impl ToolInfo {
             name: name.into(),
             description: description.into(),
             parameters,
+            output_schema: None,
         }
+    }
+
+    /// This info with `schema` as its result's JSON Schema (`None` for none).
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolInfo, ToolParams};
+    /// let info = ToolInfo::new("locate", "Finds a point.", ToolParams::default())
+    ///     .with_output_schema(Some(serde_json::json!({"type": "object", "properties": {}})));
+    /// assert!(info.output_schema.is_some());
+    /// ```
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Option<Value>) -> Self {
+        self.output_schema = schema;
+        self
     }
 
     /// The JSON Schema of the parameters, exactly as serialized (see [`ToolParams`]).

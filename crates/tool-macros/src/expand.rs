@@ -240,6 +240,24 @@ fn constructor(tool: &Tool) -> TokenStream {
     // apart here: `E` must convert into `ToolFailure` (checked on `E` itself; the generic
     // conversion would instead render a `Serialize` error as JSON `{"Err": …}`), and `T` is
     // converted like any other value, with errors on `T`.
+    // The output schema of the value's type, when it is named (not `impl Trait`, not `()`).
+    let value_ty = match result_types(&tool.output) {
+        Some((ok_ty, _)) => Some(ok_ty.clone()),
+        None => match &tool.output {
+            ReturnType::Type(_, ty) => Some((**ty).clone()),
+            ReturnType::Default => None,
+        },
+    };
+    let output_schema = match value_ty {
+        Some(ty) if !matches!(ty, syn::Type::ImplTrait(_)) => quote! {
+            .with_output_schema({
+                #[allow(unused_imports)]
+                use #krate::__private::{HasSchema as _, NoSchema as _};
+                (&&#krate::__private::SchemaProbe::<#ty>::new()).output_schema()
+            })
+        },
+        _ => TokenStream::new(),
+    };
     let (unwrap, value_span) = match result_types(&tool.output) {
         Some((ok_ty, error_ty)) => {
             let into_failure = quote_spanned! {error_ty.span()=>
@@ -281,7 +299,7 @@ fn constructor(tool: &Tool) -> TokenStream {
             static __ACTUATOR_SPEC: ::std::sync::OnceLock<::std::sync::Arc<#krate::__private::ToolSpec>> =
                 ::std::sync::OnceLock::new();
             let __actuator_spec = ::std::sync::Arc::clone(__ACTUATOR_SPEC.get_or_init(|| {
-                #krate::__private::spec(#krate::ToolInfo::new(#name, #description, #krate::ParamsBuilder::new() #schema .build()))
+                #krate::__private::spec(#krate::ToolInfo::new(#name, #description, #krate::ParamsBuilder::new() #schema .build()) #output_schema)
             }));
             let __actuator_options = #krate::__private::ToolOptions {
                 parallel: #parallel,

@@ -611,3 +611,72 @@ fn constructor_visibility_follows_the_function() {
     assert_eq!(nested::public_tool().name(), "public");
     assert_eq!(nested::crate_visible_tool().name(), "crate_visible");
 }
+
+// ---- Output schemas ----------------------------------------------------------------------
+
+/// Where something is.
+#[derive(Serialize, JsonSchema)]
+struct Place {
+    /// Its name.
+    name: String,
+    /// How far, in metres.
+    metres: u32,
+}
+
+/// A result without a schema.
+#[derive(Serialize)]
+struct Opaque {
+    name: String,
+}
+
+/// Finds a place.
+#[tool]
+async fn find_place() -> Place {
+    Place {
+        name: "home".into(),
+        metres: 3,
+    }
+}
+
+/// Finds a place, or fails.
+#[tool]
+async fn try_find_place() -> Result<actuator_tool_core::Json<Place>, std::io::Error> {
+    Ok(actuator_tool_core::Json(Place {
+        name: "home".into(),
+        metres: 3,
+    }))
+}
+
+/// Finds something opaque.
+#[tool]
+async fn find_opaque() -> Opaque {
+    Opaque {
+        name: "home".into(),
+    }
+}
+
+/// Counts.
+#[tool]
+async fn count_things() -> u32 {
+    3
+}
+
+#[test]
+fn a_structured_return_type_with_a_schema_is_the_output_schema() {
+    for tool in [find_place_tool(), try_find_place_tool()] {
+        let schema = tool.info().output_schema.clone().unwrap();
+        assert_eq!(schema["type"], "object", "{}", tool.name());
+        assert_eq!(schema["required"], json!(["name", "metres"]));
+        assert!(schema.get("$schema").is_none());
+    }
+    // No schema to give, or not an object: none.
+    assert!(find_opaque_tool().info().output_schema.is_none());
+    assert!(count_things_tool().info().output_schema.is_none());
+    // The info serializes as before when there is none.
+    assert!(
+        serde_json::to_value(count_things_tool().info())
+            .unwrap()
+            .get("output_schema")
+            .is_none()
+    );
+}

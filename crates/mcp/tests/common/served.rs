@@ -17,8 +17,10 @@ async fn add(x: i64, y: i64) -> i64 {
     x + y
 }
 
+// Its schema is the tool's output schema: the Python SDK's client checks each result's
+// `structuredContent` against it.
 /// A point on the diagonal.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
 struct Point {
     x: i64,
     y: i64,

@@ -26,6 +26,7 @@ async def scenario(session: ClientSession) -> dict:
     seen: dict = {}
     listed = await session.list_tools()
     seen["tools"] = {t.name: t.input_schema for t in listed.tools}
+    seen["output_schemas"] = {t.name: t.output_schema for t in listed.tools if t.output_schema is not None}
     step("call add")
     add = await session.call_tool("add", {"x": 3, "y": 4})
     seen["add"] = {"is_error": add.is_error, "text": [c.text for c in add.content]}
