@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::structured::ResponseSchema;
+use crate::response_schema::ResponseSchema;
 
 /// Settings for a generation. Every field is optional; `None` leaves the provider's default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -35,8 +35,10 @@ pub use output::{ChatCompletionChoice, ModelOutput, ModelUsage, StopReason};
 mod config;
 pub use config::GenerateConfig;
 
+mod response_schema;
+pub use response_schema::ResponseSchema;
 mod structured;
-pub use structured::{ResponseSchema, StructuredOutputError, generate_structured};
+pub use structured::{StructuredOutputError, generate_structured};
 
 mod observe;
 pub use observe::{GenerateObserver, RetryReport};
