@@ -61,6 +61,7 @@ mod http_client;
 mod listen;
 mod progress;
 mod redirect;
+mod served_progress;
 mod server;
 mod sessions;
 mod tools;

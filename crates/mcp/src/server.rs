@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use actuator_exec::{ExecError, ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, ToolCall};
-use actuator_tool_core::{Extensions, ToolDef, ToolDefError, ToolInfo, check_tool_names};
+use actuator_tool_core::{
+    Extensions, ToolDef, ToolDefError, ToolInfo, ToolProgress, check_tool_names,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -16,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use crate::convert::content_to_mcp;
 use crate::error::McpError;
+use crate::served_progress::CallProgress;
 
 /// A tool as MCP lists it: `{"name", "description", "inputSchema"}`, the parameters' JSON
 /// Schema as is, and `outputSchema` when the tool declares one (its results then carry
@@ -206,6 +209,7 @@ impl ToolServer {
         &self,
         request: CallToolRequestParams,
         id: String,
+        progress: Option<&ToolProgress>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
         if !self.tools.iter().any(|t| t.name() == name) {
@@ -223,7 +227,15 @@ impl ToolServer {
             Value::Object(arguments),
         )]);
         let messages = [ChatMessage::Assistant(Box::new(assistant))];
-        let executed = execute_tools(&messages, &self.tools, &self.options.execute).await;
+        let executed = match progress {
+            None => execute_tools(&messages, &self.tools, &self.options.execute).await,
+            Some(progress) => {
+                // The call's own options: its progress goes to its client.
+                let mut execute = self.options.execute.clone();
+                execute.extensions.insert(progress.clone());
+                execute_tools(&messages, &self.tools, &execute).await
+            }
+        };
         let result = match executed {
             Ok(result) => result,
             Err(e) => return Err(fatal(&name, &e)),
@@ -300,8 +312,17 @@ impl ServerHandler for ToolServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let id = format!("mcp_{}", context.id);
         let name = request.name.to_string();
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| CallProgress::start(context.peer.clone(), token));
         tokio::select! {
-            landed = self.land(request, id) => landed.map(CallToolResponse::Complete),
+            landed = self.land(request, id, progress.as_ref().map(|p| &p.sink)) => {
+                if let Some(progress) = progress {
+                    progress.finish().await;
+                }
+                landed.map(CallToolResponse::Complete)
+            }
             () = context.ct.cancelled() => {
                 tracing::debug!(tool = %name, "MCP client cancelled the call");
                 Err(ErrorData::new(

@@ -31,7 +31,7 @@ async fn check_seen(seen: &Value) {
     let tools = seen["tools"].as_object().unwrap();
     let mut names: Vec<&String> = tools.keys().collect();
     names.sort();
-    assert_eq!(names, ["add", "explode", "point", "slow"]);
+    assert_eq!(names, ["add", "count", "explode", "point", "slow"]);
     // The schema the client sees is the MCP dialect's rendering.
     let add_info = served::tools(Arc::default())[0].info().clone();
     assert_eq!(
@@ -44,6 +44,14 @@ async fn check_seen(seen: &Value) {
     assert_eq!(output_schemas.keys().collect::<Vec<_>>(), ["point"]);
     assert_eq!(output_schemas["point"]["type"], "object");
     assert_eq!(output_schemas["point"]["required"], json!(["x", "y"]));
+    // The tool's progress reached the client as notifications/progress, in order, before
+    // the result.
+    assert_eq!(
+        seen["count"],
+        json!({"text": ["counted"], "progress": [
+            [1.0, 3.0, "step 1"], [2.0, 3.0, "step 2"], [3.0, 3.0, "step 3"]
+        ]})
+    );
     assert_eq!(seen["add"], json!({"is_error": false, "text": ["7"]}));
     assert_eq!(seen["bad"]["is_error"], true);
     assert_eq!(

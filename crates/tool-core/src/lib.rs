@@ -69,6 +69,9 @@ pub use view::{ContentFormat, ToolCallContent, ToolCallView, ToolCallViewer};
 mod context;
 pub use context::{Extensions, ToolContext};
 
+mod progress;
+pub use progress::{ProgressReport, ProgressSink, ToolProgress};
+
 mod requirement;
 pub use requirement::{ResourceRequirement, ToolRequirement};
 

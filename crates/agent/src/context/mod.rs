@@ -10,7 +10,7 @@ use std::time::Duration;
 use actuator_events::{Event, EventSink, SpanBeginEvent, SpanEndEvent};
 use actuator_exec::{ExecuteOptions, ExecuteToolsResult};
 use actuator_model::{ChatMessage, ModelUsage, new_id};
-use actuator_tool_core::{Extensions, ToolContext, ToolDef};
+use actuator_tool_core::{Extensions, ToolContext, ToolDef, ToolProgress};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -20,6 +20,7 @@ use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage};
 use actuator_tool_core::source::ToolSet;
 
 mod generation;
+mod progress;
 
 #[derive(Clone)]
 struct Inner {
@@ -413,11 +414,19 @@ impl RunContext {
     }
 
     /// The executor options of this run: its event sink, and extensions holding this context
-    /// and the run's resources, so that tools reach both through their `ToolContext`. Set the
-    /// other fields (output limit, approval, concurrency) on the result.
+    /// and the run's resources, so that tools reach both through their `ToolContext`, and a
+    /// progress sink that makes each `ToolContext::report_progress` an info event of the run
+    /// (`source: "progress"`). Set the other fields (output limit, approval, concurrency) on
+    /// the result.
     pub fn execute_options(&self) -> ExecuteOptions {
         let mut extensions = self.inner.resources.clone();
         extensions.insert(self.clone());
+        // A tool's progress reports become the run's events (unless a resource routes them).
+        if let Some(sink) = self.inner.budget.events()
+            && extensions.get::<ToolProgress>().is_none()
+        {
+            extensions.insert(ToolProgress::new(progress::RunProgress(Arc::clone(sink))));
+        }
         let mut options = ExecuteOptions::default().extensions(extensions);
         options.events = self.inner.budget.events().cloned();
         options.span_id = self.inner.span.clone();

@@ -59,6 +59,25 @@ pub fn slow_tool(cancelled: Arc<AtomicBool>) -> ToolDef {
         .expect("a valid tool")
 }
 
+/// `count`: reports its progress three times (what a client that asked for progress sees as
+/// `notifications/progress`), then says it is done.
+pub fn count_tool() -> ToolDef {
+    ToolDef::builder("count")
+        .description("Counts to three, reporting its progress.")
+        .handler(|_args: ToolArgs, ctx: ToolContext| async move {
+            for step in 1..=3 {
+                ctx.report_progress(
+                    actuator_tool_core::ProgressReport::new(f64::from(step))
+                        .total(3.0)
+                        .message(format!("step {step}")),
+                );
+            }
+            Ok::<_, ToolFailure>("counted")
+        })
+        .build()
+        .expect("a valid tool")
+}
+
 /// Panics.
 #[tool]
 async fn explode() -> String {
@@ -72,5 +91,6 @@ pub fn tools(cancelled: Arc<AtomicBool>) -> Vec<ToolDef> {
         point_tool(),
         slow_tool(cancelled),
         explode_tool(),
+        count_tool(),
     ]
 }

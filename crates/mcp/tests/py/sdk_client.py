@@ -34,6 +34,14 @@ async def scenario(session: ClientSession) -> dict:
     seen["bad"] = {"is_error": bad.is_error, "text": [c.text for c in bad.content]}
     point = await session.call_tool("point", {"x": 1})
     seen["point"] = {"text": [c.text for c in point.content], "structured": point.structured_content}
+    step("call count")
+    reports: list = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append([progress, total, message])
+
+    counted = await session.call_tool("count", {}, progress_callback=on_progress)
+    seen["count"] = {"text": [c.text for c in counted.content], "progress": reports}
     step("call slow")
     # Cancel a slow call: abandoning the request sends notifications/cancelled.
     with anyio.move_on_after(0.7):
