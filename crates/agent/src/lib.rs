@@ -65,7 +65,7 @@ pub use messages::MessageList;
 pub mod limits;
 
 mod context;
-pub use context::{MissingRunContext, RunContext, SpanGuard};
+pub use context::{MissingRunContext, RunContext, SpanGuard, StructuredRunError};
 
 mod generate;
 pub use generate::{GenerateLoop, ToolCalls};

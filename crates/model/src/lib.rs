@@ -38,7 +38,7 @@ pub use config::GenerateConfig;
 mod response_schema;
 pub use response_schema::ResponseSchema;
 mod structured;
-pub use structured::{StructuredOutputError, generate_structured};
+pub use structured::{Structured, StructuredOutputError, generate_structured};
 
 mod observe;
 pub use observe::{GenerateObserver, RetryReport};

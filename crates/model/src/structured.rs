@@ -9,6 +9,7 @@ use crate::config::GenerateConfig;
 use crate::error::ModelError;
 use crate::message::ChatMessage;
 use crate::model::Model;
+use crate::output::ModelOutput;
 use crate::request::GenerateRequest;
 use crate::response_schema::ResponseSchema;
 
@@ -109,46 +110,101 @@ pub async fn generate_structured<T: JsonSchema + DeserializeOwned>(
     input: &[ChatMessage],
     config: &GenerateConfig,
 ) -> Result<T, StructuredOutputError> {
-    let mut config = config.clone();
-    let schema = config
-        .response_schema
-        .get_or_insert_with(ResponseSchema::of::<T>)
-        .clone();
-    let validator = jsonschema::validator_for(&schema.json_schema).map_err(|e| {
-        StructuredOutputError::BadSchema {
-            schema: schema.name.clone(),
-            reason: e.to_string(),
-        }
-    })?;
-    let output = crate::model::generate(model, GenerateRequest::new(input).config(&config)).await?;
-    let text = output.completion();
-    let value: Value = match serde_json::from_str(answer_text(&text)) {
-        Ok(v) => v,
-        Err(source) => return Err(StructuredOutputError::NotJson { text, source }),
-    };
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            if at.is_empty() {
-                e.to_string()
-            } else {
-                format!("{at}: {e}")
-            }
-        })
-        .collect();
-    if !errors.is_empty() {
-        return Err(StructuredOutputError::Invalid {
-            schema: schema.name,
-            errors: errors.join("; "),
-            text,
-        });
+    let structured = Structured::<T>::new(config)?;
+    let request = GenerateRequest::new(input).config(structured.config());
+    let output = crate::model::generate(model, request).await?;
+    structured.read(&output)
+}
+
+/// [`generate_structured`] in two halves, for a caller that generates by itself (an agent's
+/// `RunContext`, so that the run's limits, usage and events count the generation): the config
+/// to send, then the reading of the answer.
+///
+/// ```
+/// use actuator_model::{GenerateConfig, ModelOutput, Structured};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Sum { total: i64 }
+/// let structured = Structured::<Sum>::new(&GenerateConfig::default()).unwrap();
+/// assert_eq!(structured.config().response_schema.as_ref().unwrap().name, "Sum");
+/// let sum = structured.read(&ModelOutput::from_content("m", r#"{"total": 7}"#)).unwrap();
+/// assert_eq!(sum.total, 7);
+/// ```
+pub struct Structured<T> {
+    config: GenerateConfig,
+    schema_name: String,
+    validator: jsonschema::Validator,
+    answer: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> std::fmt::Debug for Structured<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Structured")
+            .field("schema", &self.schema_name)
+            .finish_non_exhaustive()
     }
-    serde_json::from_value(value).map_err(|source| StructuredOutputError::Deserialize {
-        type_name: std::any::type_name::<T>(),
-        text,
-        source,
-    })
+}
+
+impl<T: JsonSchema + DeserializeOwned> Structured<T> {
+    /// `config` asking for `T`'s schema ([`ResponseSchema::of`]) unless it names one, and the
+    /// schema's validator (a schema that does not compile is an error).
+    pub fn new(config: &GenerateConfig) -> Result<Self, StructuredOutputError> {
+        let mut config = config.clone();
+        let schema = config
+            .response_schema
+            .get_or_insert_with(ResponseSchema::of::<T>);
+        let validator = jsonschema::validator_for(&schema.json_schema).map_err(|e| {
+            StructuredOutputError::BadSchema {
+                schema: schema.name.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        let schema_name = schema.name.clone();
+        Ok(Structured {
+            config,
+            schema_name,
+            validator,
+            answer: std::marker::PhantomData,
+        })
+    }
+
+    /// The config to generate with.
+    pub fn config(&self) -> &GenerateConfig {
+        &self.config
+    }
+
+    /// The answer in `output` as a `T`: JSON (a Markdown fence around it is allowed),
+    /// following the schema, deserialized.
+    pub fn read(&self, output: &ModelOutput) -> Result<T, StructuredOutputError> {
+        let text = output.completion();
+        let value: Value = match serde_json::from_str(answer_text(&text)) {
+            Ok(v) => v,
+            Err(source) => return Err(StructuredOutputError::NotJson { text, source }),
+        };
+        let errors: Vec<String> = self
+            .validator
+            .iter_errors(&value)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                if at.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{at}: {e}")
+                }
+            })
+            .collect();
+        if !errors.is_empty() {
+            return Err(StructuredOutputError::Invalid {
+                schema: self.schema_name.clone(),
+                errors: errors.join("; "),
+                text,
+            });
+        }
+        serde_json::from_value(value).map_err(|source| StructuredOutputError::Deserialize {
+            type_name: std::any::type_name::<T>(),
+            text,
+            source,
+        })
+    }
 }
 
 #[cfg(test)]

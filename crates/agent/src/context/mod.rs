@@ -21,6 +21,8 @@ use actuator_tool_core::source::ToolSet;
 
 mod generation;
 mod progress;
+mod structured;
+pub use structured::StructuredRunError;
 
 #[derive(Clone)]
 struct Inner {
