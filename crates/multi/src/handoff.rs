@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::common::{
     AgentToolError, SharedAgent, agent_tool_name, description, remaining_parameters,
+    with_agent_requirements,
 };
 
 /// Builds a handoff tool. Start with [`handoff`].
@@ -108,7 +109,7 @@ impl HandoffBuilder {
             .tool_name
             .clone()
             .unwrap_or_else(|| format!("transfer_to_{}", agent_tool_name(agent)));
-        let requirements = agent.requirements();
+        let target = self.agent.clone();
         let handoff = Handoff {
             agent: self.agent,
             input_filter: self.input_filter,
@@ -125,9 +126,7 @@ impl HandoffBuilder {
             // Its calls' events name the agent handed off to.
             .with_extension(RunsAgent);
         // What the agent handed off to needs, the agent handing off needs too.
-        Ok(requirements
-            .into_iter()
-            .fold(tool, |tool, need| tool.with_requirement(need.requirement)))
+        Ok(with_agent_requirements(tool, target.as_ref()))
     }
 }
 
