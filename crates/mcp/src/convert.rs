@@ -5,7 +5,25 @@
 //! a server sends is handled the same whatever the SDK's Rust types look like.
 
 use actuator_tool_core::{Content, Media, MediaSource, ToolError, ToolOutput};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
+
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
+}
+
+/// Whether a MIME type names text a client can show as is (sent as a text resource).
+fn is_textual(mime: &str) -> bool {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    essence.starts_with("text/")
+        || matches!(
+            essence,
+            "application/json" | "application/xml" | "application/yaml" | "application/javascript"
+        )
+        || essence.ends_with("+json")
+        || essence.ends_with("+xml")
+}
 
 /// The text of one content block, as the reference's `tool_result_as_text` writes it.
 fn block_text(block: &Value) -> Option<String> {
@@ -162,10 +180,23 @@ pub fn content_to_mcp(content: &Content) -> Value {
         }
         Content::Video(m) | Content::Document(m) => {
             let uri = m.filename.clone().unwrap_or_else(|| url_of(m));
+            let uri = if uri.is_empty() {
+                "file:///document".to_owned()
+            } else {
+                uri
+            };
+            // A textual document travels as a text resource, which every client can show.
+            let text = base64_of(m)
+                .filter(|_| is_textual(&m.media_type))
+                .and_then(|blob| STANDARD.decode(blob).ok())
+                .and_then(|bytes| String::from_utf8(bytes).ok());
+            if let Some(text) = text {
+                return json!({"type": "resource", "resource": {
+                    "uri": uri, "mimeType": m.media_type, "text": text}});
+            }
             match base64_of(m) {
                 Some(blob) => json!({"type": "resource", "resource": {
-                    "uri": if uri.is_empty() { "file:///document".to_owned() } else { uri },
-                    "mimeType": m.media_type, "blob": blob}}),
+                    "uri": uri, "mimeType": m.media_type, "blob": blob}}),
                 None => {
                     json!({"type": "resource_link", "uri": uri, "name": m.filename.clone().unwrap_or_else(|| "document".into()), "mimeType": m.media_type})
                 }
@@ -235,6 +266,30 @@ mod tests {
             output_from_result(&structured).unwrap(),
             ToolOutput::Text(r#"{"sum":7}"#.into())
         );
+    }
+
+    #[test]
+    fn a_textual_document_is_a_text_resource_and_a_binary_one_a_blob() {
+        let doc = |mime: &str, bytes: &[u8]| {
+            Content::Document(Media {
+                source: MediaSource::Base64 {
+                    data: base64_encode(bytes),
+                },
+                media_type: mime.to_owned(),
+                filename: Some("test://r".to_owned()),
+                internal: None,
+            })
+        };
+        let text = content_to_mcp(&doc("text/plain; charset=utf-8", b"hello"));
+        assert_eq!(text["resource"]["text"], "hello");
+        assert_eq!(text["resource"]["uri"], "test://r");
+        let json_doc = content_to_mcp(&doc("application/json", br#"{"a":1}"#));
+        assert_eq!(json_doc["resource"]["text"], r#"{"a":1}"#);
+        // Not UTF-8, or not a textual type: a blob, as before.
+        let bad = content_to_mcp(&doc("text/plain", &[0xff, 0xfe]));
+        assert!(bad["resource"].get("blob").is_some());
+        let pdf = content_to_mcp(&doc("application/pdf", b"%PDF"));
+        assert_eq!(pdf["resource"]["blob"], base64_encode(b"%PDF"));
     }
 
     #[test]

@@ -119,3 +119,22 @@ impl McpError {
         }
     }
 }
+
+/// Why a served resource or prompt could not answer (a missing record, a bad argument): its
+/// message reaches the client as a JSON-RPC error, so say what was wrong and what would work.
+///
+/// ```
+/// use actuator_mcp::HandlerError;
+/// let err = HandlerError::new("no user 'carol'; known users: alice, bob");
+/// assert_eq!(err.to_string(), "no user 'carol'; known users: alice, bob");
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct HandlerError(pub String);
+
+impl HandlerError {
+    /// An error saying `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        HandlerError(message.into())
+    }
+}

@@ -242,7 +242,7 @@ pub async fn serve_http(server: ToolServer, options: HttpOptions) -> Result<Http
         config
     };
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.for_session()),
         Arc::new(Sessions::new(options.disconnect_grace)),
         config,
     );

@@ -52,6 +52,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod client;
+mod complete;
 mod config;
 mod convert;
 mod error;
@@ -60,18 +61,25 @@ mod http;
 mod http_client;
 mod listen;
 mod progress;
+mod prompts;
 mod redirect;
-mod served_progress;
+mod resources;
+mod served_call;
+mod served_handler;
+mod served_session;
 mod server;
 mod sessions;
 mod tools;
 
 pub use client::McpClient;
+pub use complete::MAX_COMPLETION_VALUES;
 pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
 pub use convert::{content_from_mcp, content_to_mcp, output_from_result};
-pub use error::McpError;
+pub use error::{HandlerError, McpError};
 pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
 pub use listen::DEFAULT_BACKLOG;
 pub use progress::McpProgress;
+pub use prompts::{Prompt, PromptArgument, PromptMessage};
+pub use resources::{Resource, ResourceBody, ResourceContent, ResourceRead, ResourceTemplate};
 pub use server::{ServeOptions, ToolServer};
 pub use tools::{McpTools, mcp_tools};

@@ -5,20 +5,17 @@ use std::sync::Arc;
 
 use actuator_exec::{ExecError, ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, ToolCall};
-use actuator_tool_core::{
-    Extensions, ToolDef, ToolDefError, ToolInfo, ToolProgress, check_tool_names,
-};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-};
-use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use actuator_tool_core::{Extensions, ToolDef, ToolDefError, ToolInfo, check_tool_names};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode, Tool};
+use rmcp::{ErrorData, ServiceExt};
 use serde_json::{Map, Value, json};
 
 use crate::convert::content_to_mcp;
 use crate::error::McpError;
-use crate::served_progress::CallProgress;
+use crate::prompts::Prompt;
+use crate::resources::{Resource, ResourceTemplate};
+use crate::served_call::CallSession;
+use crate::served_session::{SessionRegistry, SessionState};
 
 /// A tool as MCP lists it: `{"name", "description", "inputSchema"}`, the parameters' JSON
 /// Schema as is, and `outputSchema` when the tool declares one (its results then carry
@@ -124,9 +121,21 @@ impl ServeOptions {
 /// any `rmcp` transport with `rmcp::ServiceExt::serve`.
 #[derive(Clone)]
 pub struct ToolServer {
-    tools: Arc<[ToolDef]>,
-    listed: Arc<[Tool]>,
-    options: Arc<ServeOptions>,
+    pub(crate) tools: Arc<[ToolDef]>,
+    pub(crate) listed: Arc<[Tool]>,
+    pub(crate) options: Arc<ServeOptions>,
+    pub(crate) catalog: Arc<Catalog>,
+    /// This copy's client session (each HTTP session gets its own copy).
+    pub(crate) session: Arc<SessionState>,
+    pub(crate) sessions: Arc<SessionRegistry>,
+}
+
+/// What a server offers beside its tools.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Catalog {
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
+    pub(crate) prompts: Vec<Prompt>,
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -174,11 +183,108 @@ impl ToolServer {
             })?;
             listed.push(rendered);
         }
+        let sessions = Arc::new(SessionRegistry::default());
         Ok(ToolServer {
             tools: tools.into(),
             listed: listed.into(),
             options: Arc::new(options),
+            catalog: Arc::new(Catalog::default()),
+            session: sessions.open(),
+            sessions,
         })
+    }
+
+    /// A copy for a new client session: the same tools, resources and prompts, its own log
+    /// level and subscriptions.
+    pub(crate) fn for_session(&self) -> Self {
+        ToolServer {
+            session: self.sessions.open(),
+            ..self.clone()
+        }
+    }
+
+    /// Also serves `resources` (`resources/list`, `resources/read`, subscriptions).
+    /// `Err` when two resources share a URI.
+    ///
+    /// ```
+    /// use actuator_mcp::{Resource, ServeOptions, ToolServer};
+    /// let server = ToolServer::new([], ServeOptions::default())?
+    ///     .with_resources([Resource::text("docs://readme", "readme", "text/plain", "Hi.")])?;
+    /// # Ok::<(), actuator_mcp::McpError>(())
+    /// ```
+    pub fn with_resources(
+        mut self,
+        resources: impl IntoIterator<Item = Resource>,
+    ) -> Result<Self, McpError> {
+        let catalog = Arc::make_mut(&mut self.catalog);
+        for resource in resources {
+            if catalog.resources.iter().any(|r| r.uri() == resource.uri()) {
+                return Err(McpError::config(format!(
+                    "two resources to serve have the URI '{}'; give each a distinct URI",
+                    resource.uri()
+                )));
+            }
+            catalog.resources.push(resource);
+        }
+        Ok(self)
+    }
+
+    /// Also serves `templates` (`resources/templates/list`; a read of a URI that fits one
+    /// goes to its reader, after the fixed resources). `Err` when two share a template.
+    pub fn with_resource_templates(
+        mut self,
+        templates: impl IntoIterator<Item = ResourceTemplate>,
+    ) -> Result<Self, McpError> {
+        let catalog = Arc::make_mut(&mut self.catalog);
+        for template in templates {
+            if catalog
+                .templates
+                .iter()
+                .any(|t| t.template() == template.template())
+            {
+                return Err(McpError::config(format!(
+                    "two resource templates to serve are '{}'; give each a distinct template",
+                    template.template()
+                )));
+            }
+            catalog.templates.push(template);
+        }
+        Ok(self)
+    }
+
+    /// Also serves `prompts` (`prompts/list`, `prompts/get`, completions of their
+    /// arguments). `Err` when two share a name.
+    pub fn with_prompts(
+        mut self,
+        prompts: impl IntoIterator<Item = Prompt>,
+    ) -> Result<Self, McpError> {
+        let catalog = Arc::make_mut(&mut self.catalog);
+        for prompt in prompts {
+            if catalog.prompts.iter().any(|p| p.name() == prompt.name()) {
+                return Err(McpError::config(format!(
+                    "two prompts to serve are named '{}'; give each a distinct name",
+                    prompt.name()
+                )));
+            }
+            catalog.prompts.push(prompt);
+        }
+        Ok(self)
+    }
+
+    /// Tells every session subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`); returns how many were told.
+    pub async fn resource_updated(&self, uri: &str) -> usize {
+        let mut told = 0;
+        for peer in self.sessions.subscribers(uri) {
+            let param: Result<rmcp::model::ResourceUpdatedNotificationParam, _> =
+                serde_json::from_value(json!({"uri": uri}));
+            let Ok(param) = param else { continue };
+            match peer.notify_resource_updated(param).await {
+                Ok(()) => told += 1,
+                Err(e) => tracing::debug!("a subscriber could not be told '{uri}' changed: {e}"),
+            }
+        }
+        told
     }
 
     /// The tools as MCP lists them.
@@ -205,11 +311,11 @@ impl ToolServer {
     }
 
     /// Lands one call through the executor and turns its tool message into the MCP result.
-    async fn land(
+    pub(crate) async fn land(
         &self,
         request: CallToolRequestParams,
         id: String,
-        progress: Option<&ToolProgress>,
+        call: Option<&CallSession>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
         if !self.tools.iter().any(|t| t.name() == name) {
@@ -227,12 +333,15 @@ impl ToolServer {
             Value::Object(arguments),
         )]);
         let messages = [ChatMessage::Assistant(Box::new(assistant))];
-        let executed = match progress {
+        let executed = match call {
             None => execute_tools(&messages, &self.tools, &self.options.execute).await,
-            Some(progress) => {
-                // The call's own options: its progress goes to its client.
+            Some(call) => {
+                // The call's own options: its session is its client's.
                 let mut execute = self.options.execute.clone();
-                execute.extensions.insert(progress.clone());
+                execute.extensions.insert(call.host.clone());
+                if let Some(progress) = &call.progress {
+                    execute.extensions.insert(progress.clone());
+                }
                 execute_tools(&messages, &self.tools, &execute).await
             }
         };
@@ -276,61 +385,6 @@ impl ToolServer {
 }
 
 /// A fatal error, a panic or a termination: a JSON-RPC internal error saying so.
-fn fatal(name: &str, error: &ExecError) -> ErrorData {
+pub(crate) fn fatal(name: &str, error: &ExecError) -> ErrorData {
     ErrorData::internal_error(format!("Tool '{name}' failed: {error}"), None)
-}
-
-impl ServerHandler for ToolServer {
-    fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                self.options.name.clone(),
-                self.options.version.clone(),
-            ));
-        if let Some(instructions) = &self.options.instructions {
-            info = info.with_instructions(instructions.clone());
-        }
-        info
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.listed.to_vec()))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.listed.iter().find(|t| t.name == name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let id = format!("mcp_{}", context.id);
-        let name = request.name.to_string();
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| CallProgress::start(context.peer.clone(), token));
-        tokio::select! {
-            landed = self.land(request, id, progress.as_ref().map(|p| &p.sink)) => {
-                if let Some(progress) = progress {
-                    progress.finish().await;
-                }
-                landed.map(CallToolResponse::Complete)
-            }
-            () = context.ct.cancelled() => {
-                tracing::debug!(tool = %name, "MCP client cancelled the call");
-                Err(ErrorData::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    format!("Tool '{name}' was cancelled by the client."),
-                    None,
-                ))
-            }
-        }
-    }
 }

@@ -129,6 +129,18 @@ pub enum Content {
     },
 }
 
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}
+
 impl Content {
     /// A text item.
     pub fn text(text: impl Into<String>) -> Self {

@@ -72,6 +72,12 @@ pub use context::{Extensions, ToolContext};
 mod progress;
 pub use progress::{ProgressReport, ProgressSink, ToolProgress};
 
+mod host;
+pub use host::{
+    CallHost, ElicitationAction, ElicitationRequest, ElicitationResult, HostError, HostFuture,
+    LogEntry, LogLevel, SamplingMessage, SamplingRequest, SamplingResult, SamplingRole, ToolHost,
+};
+
 mod requirement;
 pub use requirement::{ResourceRequirement, ToolRequirement};
 
