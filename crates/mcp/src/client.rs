@@ -1,25 +1,117 @@
 //! [`McpClient`]: one connection to an MCP server, made on first use, re-made after the server
 //! dies, and closed (the child process killed) when the client closes or its last clone drops.
 
+// Sampling and roots are deprecated by SEP-2577 for the protocol version after 2025-11-25;
+// every version this crate speaks has them.
+#![allow(deprecated)]
+
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use actuator_tool_core::ErrorChain;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
+use actuator_tool_core::{ElicitationRequest, ErrorChain, HostError};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, Implementation, ListRootsResult, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
+use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::client_requests::{ServerRequests, complete_answer};
+use crate::sampling::{request_from_wire, result_to_wire};
 
 use crate::config::{McpServer, Transport};
 use crate::error::McpError;
 use crate::progress::{Observed, ProgressRouter};
 
-/// Receives the server's notifications: a list-changed marks the tool list stale.
+/// Receives the server's notifications (a list-changed marks the tool list stale) and answers
+/// its requests with the handlers the settings give.
 pub(crate) struct Handler {
     stale: Arc<AtomicBool>,
+    server: String,
+    requests: ServerRequests,
+}
+
+/// A handler's failure as the JSON-RPC error the server reads.
+fn request_error(what: &str, error: &HostError) -> ErrorData {
+    ErrorData::internal_error(format!("{what} failed: {}", ErrorChain(error)), None)
 }
 
 impl ClientHandler for Handler {
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(handler) = &self.requests.sampling else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::CreateMessageRequestMethod,
+            >());
+        };
+        let request = request_from_wire(&serde_json::to_value(&params).unwrap_or(Value::Null))?;
+        let answer = handler
+            .sample(&self.server, request)
+            .await
+            .map_err(|e| request_error("sampling", &e))?;
+        serde_json::from_value(result_to_wire(&answer)).map_err(|e| {
+            ErrorData::internal_error(format!("the sampling answer could not be sent: {e}"), None)
+        })
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let Some(handler) = &self.requests.elicitation else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::ElicitationCreateRequestMethod,
+            >());
+        };
+        let wire = serde_json::to_value(&request).unwrap_or(Value::Null);
+        if wire["mode"] == "url" {
+            return Err(ErrorData::invalid_params(
+                "this client answers form elicitations only, not URL ones",
+                None,
+            ));
+        }
+        let schema = wire["requestedSchema"].clone();
+        let asked =
+            ElicitationRequest::new(wire["message"].as_str().unwrap_or_default(), schema.clone());
+        let answer = handler
+            .elicit(&self.server, asked)
+            .await
+            .and_then(|answer| complete_answer(&schema, answer))
+            .map_err(|e| request_error("elicitation", &e))?;
+        let mut out = json!({"action": answer.action});
+        if let Some(content) = answer.content {
+            out["content"] = Value::Object(content);
+        }
+        serde_json::from_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let roots: Vec<Value> = self
+            .requests
+            .roots
+            .iter()
+            .flat_map(|roots| roots.iter())
+            .map(|root| {
+                let mut out = json!({"uri": root.uri});
+                if let Some(name) = &root.name {
+                    out["name"] = json!(name);
+                }
+                out
+            })
+            .collect();
+        serde_json::from_value(json!({"roots": roots}))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
     fn on_tool_list_changed(
         &self,
         _context: NotificationContext<RoleClient>,
@@ -30,10 +122,24 @@ impl ClientHandler for Handler {
     }
 
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = json!({});
+        if self.requests.sampling.is_some() {
+            capabilities["sampling"] = json!({});
+        }
+        if self.requests.elicitation.is_some() {
+            capabilities["elicitation"] = json!({"form": {}});
+        }
+        if self.requests.roots.is_some() {
+            capabilities["roots"] = json!({"listChanged": false});
+        }
+        // The newest version with an `initialize` handshake (2025-11-25), not rmcp's newest
+        // (a draft without one): a server on an older version answers with its own, which
+        // rmcp accepts, as the specification's negotiation says.
         ClientConfig::new(
-            ClientCapabilities::default(),
+            serde_json::from_value(capabilities).unwrap_or_else(|_| ClientCapabilities::default()),
             Implementation::new("actuator", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
@@ -199,6 +305,8 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
     let stale = Arc::new(AtomicBool::new(true));
     let handler = Handler {
         stale: Arc::clone(&stale),
+        server: server.name.clone(),
+        requests: server.requests.clone(),
     };
     let connect_error = |reason: String| McpError::Connect {
         server: server.name.clone(),

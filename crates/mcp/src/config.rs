@@ -1,6 +1,7 @@
 //! [`McpServer`]: how to reach an MCP server (a child process over stdio, or a URL over
 //! streamable HTTP) and how its tools behave.
 
+use crate::client_requests::{ElicitationHandler, McpRoot, SamplingHandler, ServerRequests};
 use actuator_model::credentials::{Secrets, without_user_info};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -92,6 +93,7 @@ pub struct McpServer {
     pub(crate) connect_timeout: Duration,
     pub(crate) parallel: bool,
     pub(crate) progress: Option<ProgressObserver>,
+    pub(crate) requests: ServerRequests,
 }
 
 /// How long connecting (spawning or reaching the server and the MCP handshake) may take unless
@@ -119,6 +121,7 @@ impl McpServer {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             parallel: true,
             progress: None,
+            requests: ServerRequests::default(),
         }
     }
 
@@ -143,6 +146,7 @@ impl McpServer {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             parallel: true,
             progress: None,
+            requests: ServerRequests::default(),
         }
     }
 
@@ -232,6 +236,52 @@ impl McpServer {
     #[must_use]
     pub fn on_progress(mut self, observer: impl Fn(&McpProgress) + Send + Sync + 'static) -> Self {
         self.progress = Some(ProgressObserver(Arc::new(observer)));
+        self
+    }
+
+    /// Answers the server's requests for a completion from our model
+    /// (`sampling/createMessage`) with `handler`, and declares the `sampling` capability.
+    /// Without one the capability is not declared and such requests are refused.
+    ///
+    /// ```
+    /// use actuator_mcp::McpServer;
+    /// use actuator_tool_core::SamplingResult;
+    /// let server = McpServer::http("http://127.0.0.1:8000/mcp")
+    ///     .sampling(|request: actuator_tool_core::SamplingRequest| async move {
+    ///         Ok(SamplingResult::new("a scripted answer", "scripted"))
+    ///     });
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn sampling(mut self, handler: impl SamplingHandler) -> Self {
+        self.requests.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers the server's questions for our user (`elicitation/create`, form mode) with
+    /// `handler`, and declares the `elicitation` capability. Fields the handler leaves out
+    /// take the schema's defaults, and the answer is checked against the schema before it
+    /// is sent. Without a handler the capability is not declared and such requests are
+    /// refused.
+    ///
+    /// ```
+    /// use actuator_mcp::McpServer;
+    /// use actuator_tool_core::{ElicitationRequest, ElicitationResult};
+    /// let server = McpServer::http("http://127.0.0.1:8000/mcp")
+    ///     .elicitation(|_request: ElicitationRequest| async move { Ok(ElicitationResult::decline()) });
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn elicitation(mut self, handler: impl ElicitationHandler) -> Self {
+        self.requests.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Tells the server where it may work (`roots/list`, for example a sandbox's working
+    /// directory), and declares the `roots` capability.
+    #[must_use]
+    pub fn roots(mut self, roots: impl IntoIterator<Item = McpRoot>) -> Self {
+        self.requests.roots = Some(roots.into_iter().collect());
         self
     }
 

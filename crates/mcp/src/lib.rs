@@ -52,6 +52,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod client;
+mod client_requests;
 mod complete;
 mod config;
 mod convert;
@@ -64,6 +65,7 @@ mod progress;
 mod prompts;
 mod redirect;
 mod resources;
+mod sampling;
 mod served_call;
 mod served_handler;
 mod served_session;
@@ -72,6 +74,7 @@ mod sessions;
 mod tools;
 
 pub use client::McpClient;
+pub use client_requests::{ElicitationHandler, McpRoot, SamplingHandler};
 pub use complete::MAX_COMPLETION_VALUES;
 pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
 pub use convert::{content_from_mcp, content_to_mcp, output_from_result};

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use actuator_tool_core::{
     CallHost, ElicitationAction, ElicitationRequest, ElicitationResult, HostError, HostFuture,
-    LogEntry, ProgressReport, ProgressSink, SamplingRequest, SamplingResult, SamplingRole,
-    ToolHost, ToolProgress,
+    LogEntry, ProgressReport, ProgressSink, SamplingRequest, SamplingResult, ToolHost,
+    ToolProgress,
 };
 use rmcp::Peer;
 use rmcp::model::{
@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::convert::{content_from_mcp, content_to_mcp};
+use crate::sampling::{request_to_wire, result_from_wire};
 use crate::served_session::SessionState;
 
 /// Notifications waiting to be sent, at most: a client that reads slowly loses progress
@@ -76,13 +76,6 @@ impl ToolHost for SessionHost {
     }
 }
 
-fn role_name(role: SamplingRole) -> &'static str {
-    match role {
-        SamplingRole::User => "user",
-        SamplingRole::Assistant => "assistant",
-    }
-}
-
 async fn sample(
     peer: &Peer<RoleServer>,
     request: SamplingRequest,
@@ -96,21 +89,7 @@ async fn sample(
             reason: "the MCP client did not declare the sampling capability".into(),
         });
     }
-    let messages: Vec<Value> = request
-        .messages
-        .iter()
-        .map(|m| json!({"role": role_name(m.role), "content": content_to_mcp(&m.content)}))
-        .collect();
-    let mut params = json!({"messages": messages, "maxTokens": request.max_tokens});
-    if let Some(system) = &request.system_prompt {
-        params["systemPrompt"] = json!(system);
-    }
-    if let Some(temperature) = request.temperature {
-        params["temperature"] = json!(temperature);
-    }
-    if !request.stop_sequences.is_empty() {
-        params["stopSequences"] = json!(request.stop_sequences);
-    }
+    let params = request_to_wire(&request);
     let params: CreateMessageRequestParams = serde_json::from_value(params)
         .map_err(|e| HostError::failed_from("the sampling request could not be built", e))?;
     let answer = peer
@@ -119,19 +98,7 @@ async fn sample(
         .map_err(|e| HostError::failed_from("the MCP client's sampling failed", e))?;
     let answer = serde_json::to_value(&answer)
         .map_err(|e| HostError::failed_from("the sampling answer could not be read", e))?;
-    // One content block, or (2025-11-25 with tools) a list: the first block is the answer.
-    let block = match &answer["content"] {
-        Value::Array(blocks) => blocks.first().cloned().unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    let mut result = SamplingResult::new(
-        content_from_mcp(&block),
-        answer["model"].as_str().unwrap_or_default(),
-    );
-    if let Some(reason) = answer["stopReason"].as_str() {
-        result = result.stop_reason(reason);
-    }
-    Ok(result)
+    Ok(result_from_wire(&answer))
 }
 
 async fn elicit(
