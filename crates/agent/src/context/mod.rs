@@ -10,7 +10,7 @@ use std::time::Duration;
 use actuator_events::{Event, EventSink, SpanBeginEvent, SpanEndEvent};
 use actuator_exec::{ExecuteOptions, ExecuteToolsResult};
 use actuator_model::{ChatMessage, ModelUsage, new_id};
-use actuator_tool_core::{Extensions, ToolContext, ToolDef, ToolProgress};
+use actuator_tool_core::{CallHost, Extensions, ToolContext, ToolDef, ToolProgress};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -20,7 +20,9 @@ use crate::limits::{Limit, LimitExceeded, LimitKind, LimitUsage};
 use actuator_tool_core::source::ToolSet;
 
 mod generation;
+mod host;
 mod progress;
+pub use host::SamplingModel;
 mod structured;
 pub use structured::StructuredRunError;
 
@@ -428,6 +430,15 @@ impl RunContext {
             && extensions.get::<ToolProgress>().is_none()
         {
             extensions.insert(ToolProgress::new(progress::RunProgress(Arc::clone(sink))));
+        }
+        // Its log entries become the run's events, and its sampling goes to the run's
+        // SamplingModel (unless a resource hosts the tools already).
+        if extensions.get::<CallHost>().is_none() {
+            extensions.insert(CallHost::new(host::RunHost {
+                events: self.inner.budget.events().cloned(),
+                context: self.clone(),
+                model: extensions.get::<SamplingModel>().cloned(),
+            }));
         }
         let mut options = ExecuteOptions::default().extensions(extensions);
         options.events = self.inner.budget.events().cloned();
