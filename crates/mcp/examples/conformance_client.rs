@@ -16,9 +16,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use actuator_exec::{ExecuteOptions, execute_tools};
-use actuator_mcp::{McpClient, McpServer, mcp_tools};
+use actuator_mcp::{McpClient, McpServer, OAuth, mcp_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
-use actuator_tool_core::{ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult};
+use actuator_tool_core::{
+    ElicitationRequest, ElicitationResult, HostError, SamplingRequest, SamplingResult,
+};
 use serde_json::{Map, Value, json};
 
 /// The call each scenario expects, when it expects one.
@@ -29,6 +31,8 @@ fn call_for(scenario: &str) -> Option<(&'static str, Value)> {
             Some(("test_client_elicitation_defaults", json!({})))
         }
         "sse-retry" => Some(("test_reconnection", json!({}))),
+        // The auth scenarios' servers serve one tool behind the authorization.
+        s if s.starts_with("auth/") => Some(("", json!({}))),
         _ => None,
     }
 }
@@ -42,7 +46,12 @@ async fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
     let server = McpServer::http(url)
+        .oauth(oauth(&context))
         .name("conformance")
         .connect_timeout(Duration::from_secs(20))
         .timeout(Duration::from_secs(30))
@@ -77,13 +86,51 @@ async fn main() -> ExitCode {
     }
 }
 
+/// OAuth as the suite's authorization server expects it: a loopback redirect, this client's
+/// metadata document, a pre-registered client when the scenario gives one, and a headless
+/// "browser" that fetches the authorization URL and reads the redirect it answers with (the
+/// suite's server approves at once).
+fn oauth(context: &Value) -> OAuth {
+    let mut oauth = OAuth::new("http://localhost:3000/callback")
+        .client_name("actuator-conformance")
+        .client_metadata_url("https://conformance-test.local/client-metadata.json")
+        .authorize(|url: String| async move {
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| HostError::failed_from("no HTTP client", e))?;
+            let response = http.get(&url).send().await.map_err(|e| {
+                HostError::failed_from("the authorization URL could not be fetched", e)
+            })?;
+            response
+                .headers()
+                .get("location")
+                .and_then(|l| l.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| HostError::failed("the authorization server did not redirect"))
+        });
+    if let Some(id) = context["client_id"].as_str() {
+        oauth = oauth.client(id, context["client_secret"].as_str().map(str::to_owned));
+    }
+    oauth
+}
+
 async fn run(client: &McpClient, scenario: &str) -> Result<String, String> {
     let tools = mcp_tools(client).list().await.map_err(|e| e.to_string())?;
     let Some((name, arguments)) = call_for(scenario) else {
         return Ok(format!("connected; {} tools", tools.len()));
     };
+    // No name: call the server's first tool.
+    let name = if name.is_empty() {
+        match tools.first() {
+            Some(tool) => tool.name().to_owned(),
+            None => return Ok("connected; no tools".to_owned()),
+        }
+    } else {
+        name.to_owned()
+    };
     let mut assistant = ChatMessageAssistant::new("");
-    assistant.tool_calls = Some(vec![ToolCall::new("call_1", name, arguments)]);
+    assistant.tool_calls = Some(vec![ToolCall::new("call_1", name.as_str(), arguments)]);
     let messages = [ChatMessage::Assistant(Box::new(assistant))];
     let result = execute_tools(&messages, &tools, &ExecuteOptions::default())
         .await

@@ -27,6 +27,7 @@ use crate::progress::{Observed, ProgressRouter};
 
 /// Receives the server's notifications (a list-changed marks the tool list stale) and answers
 /// its requests with the handlers the settings give.
+#[derive(Clone)]
 pub(crate) struct Handler {
     stale: Arc<AtomicBool>,
     server: String,
@@ -370,6 +371,24 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
                 crate::http_client::client(&server.name, url, roots, server.secrets())?,
                 server.secrets(),
             );
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &server.oauth {
+                // Authorization starts when the server answers with a challenge.
+                let client =
+                    crate::oauth_client::Authorizing::new(client, &server.name, url, oauth.clone());
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                return finish(
+                    handler
+                        .serve(Observed {
+                            inner: transport,
+                            router,
+                        })
+                        .await
+                        .map_err(handshake_error)?,
+                    stale,
+                    progress,
+                );
+            }
             let transport = StreamableHttpClientTransport::with_client(client, config);
             handler
                 .serve(Observed {
@@ -380,6 +399,14 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
                 .map_err(handshake_error)?
         }
     };
+    finish(service, stale, progress)
+}
+
+fn finish(
+    service: RunningService<RoleClient, Handler>,
+    stale: Arc<AtomicBool>,
+    progress: Arc<ProgressRouter>,
+) -> Result<Connection, McpError> {
     Ok(Connection {
         service,
         stale,

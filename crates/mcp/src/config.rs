@@ -94,6 +94,8 @@ pub struct McpServer {
     pub(crate) parallel: bool,
     pub(crate) progress: Option<ProgressObserver>,
     pub(crate) requests: ServerRequests,
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<crate::oauth::OAuth>,
 }
 
 /// How long connecting (spawning or reaching the server and the MCP handshake) may take unless
@@ -122,6 +124,8 @@ impl McpServer {
             parallel: true,
             progress: None,
             requests: ServerRequests::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 
@@ -147,6 +151,8 @@ impl McpServer {
             parallel: true,
             progress: None,
             requests: ServerRequests::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 
@@ -274,6 +280,17 @@ impl McpServer {
     #[must_use]
     pub fn elicitation(mut self, handler: impl ElicitationHandler) -> Self {
         self.requests.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Authorizes with OAuth 2.1 when the server answers the handshake with a 401 challenge
+    /// (HTTP servers; feature `oauth`): discovery, registration, PKCE and the token exchange
+    /// run, then the connection is made with the token.
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    #[must_use]
+    pub fn oauth(mut self, oauth: crate::oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 

@@ -61,6 +61,10 @@ mod guarded;
 mod http;
 mod http_client;
 mod listen;
+#[cfg(feature = "oauth")]
+mod oauth;
+#[cfg(feature = "oauth")]
+mod oauth_client;
 mod progress;
 mod prompts;
 mod redirect;
@@ -81,6 +85,9 @@ pub use convert::{content_from_mcp, content_to_mcp, output_from_result};
 pub use error::{HandlerError, McpError};
 pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
 pub use listen::DEFAULT_BACKLOG;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub use oauth::OAuth;
 pub use progress::McpProgress;
 pub use prompts::{Prompt, PromptArgument, PromptMessage};
 pub use resources::{Resource, ResourceBody, ResourceContent, ResourceRead, ResourceTemplate};
