@@ -21,6 +21,12 @@ struct State {
     peer: Option<Peer<RoleServer>>,
 }
 
+impl State {
+    fn has_room_for(&self, uri: &str) -> bool {
+        self.subscriptions.contains(uri) || self.subscriptions.len() < MAX_SUBSCRIPTIONS
+    }
+}
+
 /// One client session.
 #[derive(Debug)]
 pub(crate) struct SessionState(Mutex<State>);
@@ -53,7 +59,7 @@ impl SessionState {
     /// Subscribes to `uri`; `false` when the session holds [`MAX_SUBSCRIPTIONS`] already.
     pub(crate) fn subscribe(&self, uri: &str, peer: Peer<RoleServer>) -> bool {
         let mut state = self.lock();
-        if !state.subscriptions.contains(uri) && state.subscriptions.len() >= MAX_SUBSCRIPTIONS {
+        if !state.has_room_for(uri) {
             return false;
         }
         state.subscriptions.insert(uri.to_owned());
@@ -104,5 +110,26 @@ impl SessionRegistry {
             .filter_map(Weak::upgrade)
             .filter_map(|s| s.subscriber(uri))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subscriptions_stop_at_the_limit() {
+        let registry = SessionRegistry::default();
+        let session = registry.open();
+        let mut state = session.lock();
+        for i in 0..MAX_SUBSCRIPTIONS {
+            state.subscriptions.insert(format!("test://{i}"));
+        }
+        drop(state);
+        // A new URI is refused, one already held is not.
+        assert!(!session.lock().has_room_for("test://one-more"));
+        assert!(session.lock().has_room_for("test://0"));
+        session.unsubscribe("test://0");
+        assert!(session.lock().has_room_for("test://one-more"));
     }
 }
