@@ -36,7 +36,7 @@ async fn a_python_server_asks_our_model_our_user_and_our_roots() {
     let seen = Arc::clone(&asked);
     let server = server
         .sampling(move |request: SamplingRequest| {
-            seen.lock().unwrap().push(request.clone());
+            seen.lock().unwrap().push(request);
             async move { Ok(SamplingResult::new("Paris.", "scripted").stop_reason("endTurn")) }
         })
         .elicitation(|request: ElicitationRequest| async move {
