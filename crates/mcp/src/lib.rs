@@ -14,9 +14,14 @@
 //!   a dead server is a tool error saying so. A schema our validator cannot compile is
 //!   reported once ([`McpClient::reports`]) and the tool stays callable (the server
 //!   validates). Progress a server reports for a running call reaches
-//!   [`McpServer::on_progress`] as [`McpProgress`], in order, and the log.
+//!   [`McpServer::on_progress`] as [`McpProgress`], in order, and the log. A server's
+//!   requests for our model, our user or our roots are answered by the handlers
+//!   [`McpServer::sampling`], [`McpServer::elicitation`] and [`McpServer::roots`] give.
 //! - **Server**: [`serve_stdio`] and [`serve_http`] offer a set of `ToolDef`s to any MCP
-//!   client, with the same validation, classification and texts as the executor. Over HTTP
+//!   client, with the same validation, classification and texts as the executor, and with
+//!   [`Resource`]s, [`ResourceTemplate`]s and [`Prompt`]s beside them. A served tool reaches
+//!   the call's session through its `ToolContext` (progress, logs, sampling, elicitation).
+//!   Every scenario of the official conformance suite passes (`docs/mcp.md`). Over HTTP
 //!   a call whose client went away is cancelled (after [`HttpOptions::disconnect_grace`], the
 //!   time a client has to resume its stream).
 //! - **Credentials** of an HTTP server (its bearer token, headers, a URL's user info) stay
@@ -37,6 +42,11 @@
 //!   (`rustls::crypto::ring::default_provider().install_default()`), unless something enables
 //!   reqwest's default TLS.
 //!
+//! - `oauth`: OAuth 2.1 for HTTP servers that require it ([`McpServer::oauth`], on rmcp's
+//!   `auth`): discovery, registration, PKCE, scope step-up and token refresh. Off by default:
+//!   it adds the oauth2 crate and its dependencies (20 crates; on the same machine,
+//!   2026-12-06, turning it on rebuilt for 29 s).
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use actuator_mcp::{McpClient, McpServer, mcp_tools};
@@ -53,6 +63,7 @@
 
 mod client;
 mod client_requests;
+mod client_resources;
 mod complete;
 mod config;
 mod convert;
@@ -79,6 +90,7 @@ mod tools;
 
 pub use client::McpClient;
 pub use client_requests::{ElicitationHandler, McpRoot, SamplingHandler};
+pub use client_resources::{ListedResource, MAX_LISTED_RESOURCES};
 pub use complete::MAX_COMPLETION_VALUES;
 pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};
 pub use convert::{content_from_mcp, content_to_mcp, output_from_result};

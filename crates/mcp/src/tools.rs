@@ -41,6 +41,7 @@ pub struct McpTools {
     name: String,
     prefix: String,
     filter: Vec<glob::Pattern>,
+    resources: bool,
 }
 
 impl std::fmt::Debug for McpTools {
@@ -64,6 +65,7 @@ pub fn mcp_tools(client: &McpClient) -> McpTools {
         name: client.server().server_name().to_owned(),
         prefix: String::new(),
         filter: Vec::new(),
+        resources: false,
     }
 }
 
@@ -96,8 +98,27 @@ impl McpTools {
         Ok(self)
     }
 
+    /// Also offers the server's resources to the model, when the server declares any: two
+    /// tools, `{prefix}list_resources` and `{prefix}read_resource(uri)` (text as text, binary
+    /// items as media). The filter applies to the server's own tools only.
+    #[must_use]
+    pub fn resources(mut self) -> Self {
+        self.resources = true;
+        self
+    }
+
     /// The server's tools now, converted and filtered.
     pub async fn list(&self) -> Result<Vec<ToolDef>, McpError> {
+        let mut defs = self.list_server_tools().await?;
+        if self.resources && self.client.offers_resources().await? {
+            let extra = crate::client_resources::resource_tools(&self.client, &self.prefix)
+                .map_err(|e| McpError::config_from("the resource tools could not be built", e))?;
+            defs.extend(extra);
+        }
+        Ok(defs)
+    }
+
+    async fn list_server_tools(&self) -> Result<Vec<ToolDef>, McpError> {
         let inner = &self.client.inner;
         let mut guard = inner.connection.lock().await;
         let connection = ensure_connected(inner, &mut guard).await?;
