@@ -141,6 +141,8 @@ fn rows() -> Vec<Row> {
         row("W6 part: the request `Value` dropped", "W6|part: the request Value dropped", None),
         row("W6 part: the same request written from borrowed structs, no `Value`", "W6|part: the same request written from borrowed structs, no Value", None),
         same_run("W8 MCP `tools/call` over stdio, Python SDK client → Actuator server (Python: → the SDK's MCPServer)", crate::w8::OUR_SERVER, crate::w8::PY_SERVER),
+        same_run("W8 MCP `resources/read` over stdio, Python SDK client → Actuator server (Python: → the SDK's MCPServer)", crate::w8::OUR_READ, crate::w8::PY_READ),
+        same_run("W8 MCP sampling round trip (tool → client's scripted model → tool) over stdio, Python SDK client ↔ Actuator server (Python: ↔ the SDK's MCPServer)", crate::w8::OUR_SAMPLING, crate::w8::PY_SAMPLING),
         same_run("W8 MCP `tools/call` over stdio, Actuator client → server-everything `echo` (Python: the SDK's client)", crate::w8::OUR_CLIENT, crate::w8::PY_CLIENT),
         row("W9 eval of 10 000 samples (react, 2 turns each, 100 at once, `.eval` log): wall", "W9|eval 10 000 samples: wall", Some("W9|eval 10 000 samples: wall")),
         row("W9 the same: samples per second", "W9|eval 10 000 samples: samples per second", Some("W9|eval 10 000 samples: samples per second")),

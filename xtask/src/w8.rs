@@ -19,6 +19,14 @@ use crate::measure::{Measure, capture, results};
 pub const OUR_SERVER: &str = "W8|python client -> actuator server, add";
 /// The SDK's server, same client and tool.
 pub const PY_SERVER: &str = "W8|python client -> python MCPServer, add";
+/// A `resources/read` of `bench://note` on our server, from the SDK's client.
+pub const OUR_READ: &str = "W8|python client -> actuator server, resources/read";
+/// The same on the SDK's server.
+pub const PY_READ: &str = "W8|python client -> python MCPServer, resources/read";
+/// A sampling round trip (the tool `ask` asks the client's scripted model) on our server.
+pub const OUR_SAMPLING: &str = "W8|python client -> actuator server, sampling";
+/// The same on the SDK's server.
+pub const PY_SAMPLING: &str = "W8|python client -> python MCPServer, sampling";
 /// Our client on server-everything's `echo`.
 pub const OUR_CLIENT: &str = "W8|actuator client -> server-everything echo";
 /// The SDK's client on the same.
@@ -78,7 +86,16 @@ pub fn run(
         .arg("serve")
         .current_dir(root);
     results(&capture(&mut theirs)?, rust);
-    for key in [OUR_SERVER, PY_SERVER, OUR_CLIENT, PY_CLIENT] {
+    for key in [
+        OUR_SERVER,
+        PY_SERVER,
+        OUR_READ,
+        PY_READ,
+        OUR_SAMPLING,
+        PY_SAMPLING,
+        OUR_CLIENT,
+        PY_CLIENT,
+    ] {
         if !rust.contains_key(key) {
             return Err(format!("W8 printed no '{key}' figure"));
         }

@@ -2,7 +2,9 @@
 //! bench --only w8`, beside the Python SDK in `bench/mcp/w8.py`):
 //!
 //! - `w8 serve`: our server (`ToolServer` over stdin/stdout, the `mcp_server` example's
-//!   `add` tool, a current-thread runtime as there) for the Python SDK's client to time;
+//!   `add` tool, a current-thread runtime as there) for the Python SDK's client to time,
+//!   with a resource (`bench://note`, for a `resources/read` round trip) and a tool `ask`
+//!   that asks the client's model (`sampling/createMessage`: server → client → back);
 //! - `w8 client [--runs N] COMMAND [ARGS...]`: our client (`McpClient`, each call a
 //!   `ToolDef::call`) timing N calls of server-everything's `echo` on the server that
 //!   `COMMAND` starts, after 20 warm-up calls; prints a `RESULT {json}` line (median, p10,
@@ -12,8 +14,12 @@
 
 use std::time::Instant;
 
-use actuator_mcp::{McpClient, McpServer, ServeOptions, ToolServer, mcp_tools, serve_stdio};
-use actuator_tool_core::ToolContext;
+use actuator_mcp::{
+    McpClient, McpServer, Resource, ServeOptions, ToolServer, mcp_tools, serve_stdio,
+};
+use actuator_tool_core::{
+    SamplingMessage, SamplingRequest, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
+};
 use actuator_tool_macros::tool;
 use serde_json::json;
 
@@ -50,8 +56,24 @@ fn serve() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let server =
-            ToolServer::new([add_tool()], ServeOptions::default().name("w8-actuator")).unwrap();
+        let ask = ToolDef::builder("ask")
+            .description("Asks the client's model.")
+            .handler(|_args: ToolArgs, ctx: ToolContext| async move {
+                let answer = ctx
+                    .sample(SamplingRequest::new([SamplingMessage::user("Say hi.")], 10))
+                    .await
+                    .map_err(|e| ToolFailure::from(ToolError::new(e.to_string())))?;
+                Ok::<_, ToolFailure>(answer.text())
+            })
+            .build()
+            .unwrap();
+        let note = Resource::text("bench://note", "note", "text/plain", "A short note.");
+        let server = ToolServer::new(
+            [add_tool(), ask],
+            ServeOptions::default().name("w8-actuator"),
+        )
+        .and_then(|s| s.with_resources([note]))
+        .unwrap();
         serve_stdio(server).await.unwrap();
     });
 }
