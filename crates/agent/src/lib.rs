@@ -65,7 +65,9 @@ pub use messages::MessageList;
 pub mod limits;
 
 mod context;
-pub use context::{MissingRunContext, RunContext, SamplingModel, SpanGuard, StructuredRunError};
+pub use context::{
+    MissingRunContext, RunContext, RunElicitation, SamplingModel, SpanGuard, StructuredRunError,
+};
 
 mod generate;
 pub use generate::{GenerateLoop, ToolCalls};

@@ -124,3 +124,91 @@ async fn sampling_without_a_sampling_model_is_an_error_saying_what_to_add() {
         "{tool_text}"
     );
 }
+
+fn deployer() -> ToolDef {
+    ToolDef::builder("deploy")
+        .description("Asks where to deploy.")
+        .handler(|_args: ToolArgs, ctx: ToolContext| async move {
+            let schema = serde_json::json!({"type": "object", "properties": {
+                "branch": {"type": "string", "default": "main"},
+                "replicas": {"type": "integer", "default": 2},
+            }});
+            let answer = ctx
+                .elicit(actuator_tool_core::ElicitationRequest::new(
+                    "Deploy where?",
+                    schema,
+                ))
+                .await
+                .map_err(|e| ToolFailure::from(ToolError::new(e.to_string())))?;
+            let content = answer
+                .content
+                .map_or(serde_json::Value::Null, serde_json::Value::Object);
+            Ok::<_, ToolFailure>(format!("{} {content}", answer.action))
+        })
+        .build()
+        .unwrap()
+}
+
+fn tool_result(out: &actuator_agent::AgentRun) -> String {
+    out.state
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            actuator_model::ChatMessage::Tool(t) => Some(
+                t.error
+                    .as_ref()
+                    .map_or_else(|| t.content.text(), |e| e.message.clone()),
+            ),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_tools_elicitation_goes_to_the_runs_handler_with_defaults_filled_in() {
+    use actuator_agent::RunElicitation;
+    use actuator_tool_core::{ElicitationRequest, ElicitationResult};
+    let agent = || {
+        react()
+            .model(Arc::new(ScriptedModel::new(vec![
+                call("Asking.", "deploy", serde_json::json!({})),
+                submit("done"),
+            ])))
+            .tools([deployer()])
+            .build()
+            .unwrap()
+    };
+    let operator = RunElicitation(Arc::new(|asked: ElicitationRequest| async move {
+        assert_eq!(asked.message, "Deploy where?");
+        // The operator answers one field; the other takes its default.
+        Ok(ElicitationResult::accept(serde_json::Map::from_iter([(
+            "replicas".to_owned(),
+            serde_json::json!(5),
+        )])))
+    }));
+    let out = run(
+        &agent(),
+        "deploy",
+        RunOptions::new().limits([turn_limit(5)]).resource(operator),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        tool_result(&out),
+        r#"accept {"replicas":5,"branch":"main"}"#
+    );
+
+    // Without a handler the tool reads what to add.
+    let out = run(
+        &agent(),
+        "deploy",
+        RunOptions::new().limits([turn_limit(5)]),
+    )
+    .await
+    .unwrap();
+    assert!(
+        tool_result(&out).contains("put a RunElicitation in its resources"),
+        "{}",
+        tool_result(&out)
+    );
+}

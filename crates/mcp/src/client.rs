@@ -18,7 +18,7 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, Runni
 use rmcp::{ClientHandler, ErrorData, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::client_requests::{ServerRequests, complete_answer};
+use crate::client_requests::ServerRequests;
 use crate::sampling::{request_from_wire, result_to_wire};
 
 use crate::config::{McpServer, Transport};
@@ -77,13 +77,14 @@ impl ClientHandler for Handler {
                 None,
             ));
         }
-        let schema = wire["requestedSchema"].clone();
-        let asked =
-            ElicitationRequest::new(wire["message"].as_str().unwrap_or_default(), schema.clone());
+        let asked = ElicitationRequest::new(
+            wire["message"].as_str().unwrap_or_default(),
+            wire["requestedSchema"].clone(),
+        );
         let answer = handler
-            .elicit(&self.server, asked)
+            .elicit(&self.server, asked.clone())
             .await
-            .and_then(|answer| complete_answer(&schema, answer))
+            .and_then(|answer| asked.complete(answer))
             .map_err(|e| request_error("elicitation", &e))?;
         let mut out = json!({"action": answer.action});
         if let Some(content) = answer.content {

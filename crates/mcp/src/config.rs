@@ -1,7 +1,9 @@
 //! [`McpServer`]: how to reach an MCP server (a child process over stdio, or a URL over
 //! streamable HTTP) and how its tools behave.
 
-use crate::client_requests::{ElicitationHandler, McpRoot, SamplingHandler, ServerRequests};
+use actuator_tool_core::ElicitationHandler;
+
+use crate::client_requests::{McpRoot, SamplingHandler, ServerRequests};
 use actuator_model::credentials::{Secrets, without_user_info};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

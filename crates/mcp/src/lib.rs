@@ -88,8 +88,9 @@ mod server;
 mod sessions;
 mod tools;
 
+pub use actuator_tool_core::ElicitationHandler;
 pub use client::McpClient;
-pub use client_requests::{ElicitationHandler, McpRoot, SamplingHandler};
+pub use client_requests::{McpRoot, SamplingHandler};
 pub use client_resources::{ListedResource, MAX_LISTED_RESOURCES};
 pub use complete::MAX_COMPLETION_VALUES;
 pub use config::{DEFAULT_CONNECT_TIMEOUT, McpServer};

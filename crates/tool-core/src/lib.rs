@@ -72,6 +72,8 @@ pub use context::{Extensions, ToolContext};
 mod progress;
 pub use progress::{ProgressReport, ProgressSink, ToolProgress};
 
+mod elicitation;
+pub use elicitation::ElicitationHandler;
 mod host;
 pub use host::{
     CallHost, ElicitationAction, ElicitationRequest, ElicitationResult, HostError, HostFuture,

@@ -1,16 +1,17 @@
 //! What a tool can ask of an agent run ([`ToolHost`]): its log entries become info events
 //! of the run (`source: "log"`), and sampling goes to the model the run offers for it
 //! ([`SamplingModel`], a run resource) through [`RunContext::generate`], so the run's limits,
-//! usage and events count it as any generation. Elicitation has nobody to ask in a run and
-//! says so.
+//! usage and events count it as any generation. Elicitation goes to the run's
+//! [`RunElicitation`] handler (an operator, a terminal, a policy), its answer completed with
+//! the schema's defaults and checked; without one it says what to add.
 
 use std::sync::Arc;
 
 use actuator_events::{Event, EventSink, InfoEvent};
 use actuator_model::{ChatMessage, GenerateConfig, GenerateRequest, Model, StopReason};
 use actuator_tool_core::{
-    HostError, HostFuture, LogEntry, LogLevel, SamplingRequest, SamplingResult, SamplingRole,
-    ToolHost,
+    ElicitationHandler, ElicitationRequest, ElicitationResult, HostError, HostFuture, LogEntry,
+    LogLevel, SamplingRequest, SamplingResult, SamplingRole, ToolHost,
 };
 use serde_json::Value;
 
@@ -40,10 +41,34 @@ impl std::fmt::Debug for SamplingModel {
     }
 }
 
+/// Who answers a run's tools when they ask for a person's input (`ToolContext::elicit`): put
+/// it in the run's resources. Without it, elicitation inside a run is unsupported and says so.
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_agent::{RunElicitation, RunOptions};
+/// use actuator_tool_core::{ElicitationRequest, ElicitationResult};
+///
+/// let decline_all = RunElicitation(Arc::new(|_asked: ElicitationRequest| async {
+///     Ok(ElicitationResult::decline())
+/// }));
+/// let options = RunOptions::new().resource(decline_all);
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct RunElicitation(pub Arc<dyn ElicitationHandler>);
+
+impl std::fmt::Debug for RunElicitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunElicitation")
+    }
+}
+
 pub(super) struct RunHost {
     pub(super) events: Option<Arc<dyn EventSink>>,
     pub(super) context: RunContext,
     pub(super) model: Option<SamplingModel>,
+    pub(super) elicitation: Option<RunElicitation>,
 }
 
 impl ToolHost for RunHost {
@@ -65,6 +90,20 @@ impl ToolHost for RunHost {
             message: format!("{tool} ({call_id}){logger} {}: {text}", entry.level),
         }));
         true
+    }
+
+    fn elicit(&self, request: ElicitationRequest) -> HostFuture<'_, ElicitationResult> {
+        Box::pin(async move {
+            let Some(RunElicitation(handler)) = &self.elicitation else {
+                return Err(HostError::Unsupported {
+                    what: "elicitation",
+                    reason: "the run has nobody to ask: put a RunElicitation in its resources"
+                        .into(),
+                });
+            };
+            let answer = handler.elicit("tool", request.clone()).await?;
+            request.complete(answer)
+        })
     }
 
     fn sample(&self, request: SamplingRequest) -> HostFuture<'_, SamplingResult> {

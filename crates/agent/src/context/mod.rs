@@ -22,7 +22,7 @@ use actuator_tool_core::source::ToolSet;
 mod generation;
 mod host;
 mod progress;
-pub use host::SamplingModel;
+pub use host::{RunElicitation, SamplingModel};
 mod structured;
 pub use structured::StructuredRunError;
 
@@ -438,6 +438,7 @@ impl RunContext {
                 events: self.inner.budget.events().cloned(),
                 context: self.clone(),
                 model: extensions.get::<SamplingModel>().cloned(),
+                elicitation: extensions.get::<RunElicitation>().cloned(),
             }));
         }
         let mut options = ExecuteOptions::default().extensions(extensions);
