@@ -105,7 +105,7 @@ impl ServeOptions {
     }
 }
 
-/// `ToolDef`s as an MCP server (`rmcp`'s [`ServerHandler`]): `tools/list` renders each tool
+/// `ToolDef`s as an MCP server (`rmcp`'s [`ServerHandler`](rmcp::ServerHandler)): `tools/list` renders each tool
 /// as MCP lists it (its JSON Schema as is, as `actuator_dialect::mcp` does), and `tools/call` lands the call through
 /// `actuator_exec::execute_tools`, so validation, deserialization, the tool's timeout, panics
 /// and output truncation behave and read exactly as for a model's call:
