@@ -36,6 +36,10 @@ pub struct ListedResource {
 /// us hold an unbounded list.
 pub const MAX_LISTED_RESOURCES: usize = 10_000;
 
+/// The most pages one listing follows: a server that answers every page with a new cursor
+/// and no resources cannot keep us listing.
+const MAX_PAGES: usize = 100;
+
 impl McpClient {
     /// The connection's peer, connecting first when needed.
     async fn peer(&self) -> Result<Peer<RoleClient>, McpError> {
@@ -52,13 +56,13 @@ impl McpClient {
         }
     }
 
-    /// The server's resources (`resources/list`, every page, at most
+    /// The server's resources (`resources/list`, every page up to 100 pages, at most
     /// [`MAX_LISTED_RESOURCES`]).
     pub async fn list_resources(&self) -> Result<Vec<ListedResource>, McpError> {
         let peer = self.peer().await?;
         let mut out = Vec::new();
         let mut cursor: Option<String> = None;
-        loop {
+        for _ in 0..MAX_PAGES {
             let params: Option<PaginatedRequestParams> = match &cursor {
                 Some(c) => serde_json::from_value(serde_json::json!({"cursor": c})).ok(),
                 None => None,
@@ -86,6 +90,7 @@ impl McpClient {
                 _ => return Ok(out),
             }
         }
+        Ok(out)
     }
 
     /// Reads the resource at `uri` (`resources/read`): text items as text, binary ones as
