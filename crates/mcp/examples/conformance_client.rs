@@ -16,10 +16,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use actuator_exec::{ExecuteOptions, execute_tools};
-use actuator_mcp::{McpClient, McpServer, OAuth, mcp_tools};
+use actuator_mcp::{CrossAppAccess, JwtSigningAlgorithm, McpClient, McpServer, OAuth, mcp_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
 use actuator_tool_core::{
-    ElicitationRequest, ElicitationResult, HostError, SamplingRequest, SamplingResult,
+    ElicitationRequest, ElicitationResult, HostError, SamplingRequest, SamplingResult, ToolDef,
 };
 use serde_json::{Map, Value, json};
 
@@ -51,7 +51,7 @@ async fn main() -> ExitCode {
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
     let server = McpServer::http(url)
-        .oauth(oauth(&context))
+        .oauth(oauth(&scenario, &context))
         .name("conformance")
         .connect_timeout(Duration::from_secs(20))
         .timeout(Duration::from_secs(30))
@@ -86,11 +86,42 @@ async fn main() -> ExitCode {
     }
 }
 
-/// OAuth as the suite's authorization server expects it: a loopback redirect, this client's
-/// metadata document, a pre-registered client when the scenario gives one, and a headless
-/// "browser" that fetches the authorization URL and reads the redirect it answers with (the
-/// suite's server approves at once).
-fn oauth(context: &Value) -> OAuth {
+/// OAuth as the scenario asks for it: client credentials or cross-app access where the
+/// scenario is about those grants (its context carries the registrations), and otherwise
+/// the authorization code with a loopback redirect, this client's metadata document, a
+/// pre-registered client when the scenario gives one, and a headless "browser" that fetches
+/// the authorization URL and reads the redirect it answers with (the suite's server
+/// approves at once).
+fn oauth(scenario: &str, context: &Value) -> OAuth {
+    let text = |key: &str| context[key].as_str().unwrap_or_default().to_owned();
+    match scenario {
+        "auth/client-credentials-basic" => {
+            return OAuth::client_credentials(text("client_id"), text("client_secret"));
+        }
+        "auth/client-credentials-jwt" => {
+            return OAuth::private_key_jwt(
+                text("client_id"),
+                text("private_key_pem"),
+                JwtSigningAlgorithm::ES256,
+            );
+        }
+        "auth/cross-app-access-complete-flow" | "auth/enterprise-managed-authorization" => {
+            let id_token = text("idp_id_token");
+            let access = CrossAppAccess::new(
+                text("idp_issuer"),
+                text("idp_token_endpoint"),
+                text("idp_client_id"),
+                text("client_id"),
+            )
+            .client_secret(text("client_secret"))
+            .id_token(move || {
+                let id_token = id_token.clone();
+                async move { Ok(id_token) }
+            });
+            return OAuth::cross_app_access(access);
+        }
+        _ => {}
+    }
     let mut oauth = OAuth::new("http://localhost:3000/callback")
         .client_name("actuator-conformance")
         .client_metadata_url("https://conformance-test.local/client-metadata.json")
@@ -117,6 +148,16 @@ fn oauth(context: &Value) -> OAuth {
 
 async fn run(client: &McpClient, scenario: &str) -> Result<String, String> {
     let tools = mcp_tools(client).list().await.map_err(|e| e.to_string())?;
+    if scenario == "json-schema-2020-12-preservation" {
+        // Echo the focal tool's input schema as this client holds it (what a model is
+        // offered), for the suite to check that no JSON Schema 2020-12 keyword was lost.
+        let focal = tools
+            .iter()
+            .find(|t| t.name() == "json_schema_2020_12_tool")
+            .ok_or("the server offers no json_schema_2020_12_tool")?;
+        let schema = focal.parameters().to_value();
+        return call(&tools, "json_schema_echo", json!({ "schema": schema })).await;
+    }
     let Some((name, arguments)) = call_for(scenario) else {
         return Ok(format!("connected; {} tools", tools.len()));
     };
@@ -129,10 +170,15 @@ async fn run(client: &McpClient, scenario: &str) -> Result<String, String> {
     } else {
         name.to_owned()
     };
+    call(&tools, &name, arguments).await
+}
+
+/// Calls `name` through `execute_tools`, as an agent would.
+async fn call(tools: &[ToolDef], name: &str, arguments: Value) -> Result<String, String> {
     let mut assistant = ChatMessageAssistant::new("");
-    assistant.tool_calls = Some(vec![ToolCall::new("call_1", name.as_str(), arguments)]);
+    assistant.tool_calls = Some(vec![ToolCall::new("call_1", name, arguments)]);
     let messages = [ChatMessage::Assistant(Box::new(assistant))];
-    let result = execute_tools(&messages, &tools, &ExecuteOptions::default())
+    let result = execute_tools(&messages, tools, &ExecuteOptions::default())
         .await
         .map_err(|e| e.to_string())?;
     match result.messages.first() {

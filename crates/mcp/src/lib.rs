@@ -33,7 +33,7 @@
 //!
 //! - `https`: `https://` servers for the HTTP client, on rustls with the `ring` provider (no
 //!   aws-lc build), the platform's certificate roots (`rustls-platform-verifier`) and
-//!   [`McpServer::root_certificate_pem`]. Off by default: it adds rustls, ring and the verifier
+//!   `McpServer::root_certificate_pem`. Off by default: it adds rustls, ring and the verifier
 //!   to a clean build (on the 2-vCPU machine of `docs/benchmarks.md`, 2026-12-01: a clean
 //!   debug `cargo build -p actuator-mcp` took 94 s; turning `https` on afterwards rebuilt for
 //!   54 s more, reqwest and rmcp included). It turns on reqwest 0.13's `rustls-no-provider`; this crate hands its
@@ -42,10 +42,14 @@
 //!   (`rustls::crypto::ring::default_provider().install_default()`), unless something enables
 //!   reqwest's default TLS.
 //!
-//! - `oauth`: OAuth 2.1 for HTTP servers that require it ([`McpServer::oauth`], on rmcp's
-//!   `auth`): discovery, registration, PKCE, scope step-up and token refresh. Off by default:
-//!   it adds the oauth2 crate and its dependencies (20 crates; on the same machine,
-//!   2026-12-06, turning it on rebuilt for 29 s).
+//! - `oauth`: OAuth 2.1 for HTTP servers that require it (`McpServer::oauth`, on rmcp's
+//!   `auth` and `auth-enterprise-managed`): discovery, registration, PKCE, scope step-up and
+//!   token refresh; the client credentials grant and enterprise-managed cross-app access;
+//!   tokens kept in a `CredentialStore` (`FileCredentialStore` on disk). Off by default:
+//!   it adds the oauth2 crate and its dependencies (22 crates over the default build).
+//! - `oauth-jwt`: `oauth` plus client credentials authenticated by a signed JWT
+//!   (`OAuth::private_key_jwt`, RFC 7523). Separate because it adds jsonwebtoken and
+//!   aws-lc-rs (16 crates more), whose C library is compiled (a C compiler is needed).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -76,6 +80,10 @@ mod listen;
 mod oauth;
 #[cfg(feature = "oauth")]
 mod oauth_client;
+#[cfg(feature = "oauth")]
+mod oauth_flow;
+#[cfg(feature = "oauth")]
+mod oauth_store;
 mod progress;
 mod prompts;
 mod redirect;
@@ -100,9 +108,15 @@ pub use http::{HttpOptions, HttpServer, serve_http, serve_stdio};
 pub use listen::DEFAULT_BACKLOG;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
-pub use oauth::OAuth;
+pub use oauth::{
+    CredentialStore, CrossAppAccess, FileCredentialStore, InMemoryCredentialStore, OAuth,
+    StoredCredentials,
+};
 pub use progress::McpProgress;
 pub use prompts::{Prompt, PromptArgument, PromptMessage};
 pub use resources::{Resource, ResourceBody, ResourceContent, ResourceRead, ResourceTemplate};
+#[cfg(feature = "oauth-jwt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth-jwt")))]
+pub use rmcp::transport::auth::JwtSigningAlgorithm;
 pub use server::{ServeOptions, ToolServer};
 pub use tools::{McpTools, mcp_tools};

@@ -1,22 +1,34 @@
 //! OAuth 2.1 for HTTP servers that require it (feature `oauth`), on rmcp's implementation of
 //! the specification's authorization section: protected-resource and authorization-server
-//! metadata discovery (with the SSRF filter rmcp applies to discovered hosts), client
-//! registration (pre-registered, client ID metadata document, or dynamic), PKCE, scopes
-//! from the server's challenge, and token refresh.
+//! metadata discovery (with the SSRF filter rmcp applies to discovered hosts), and one of
+//! three grants:
 //!
-//! The one interactive step, a person approving access in a browser, is the caller's:
-//! [`OAuth::authorize`] takes a callback that is given the authorization URL and returns the
-//! URL the browser was redirected to. Tokens stay in memory, in rmcp's credential store, and
-//! are never logged or shown by `Debug`.
+//! - the authorization code with PKCE ([`OAuth::new`]): client registration (pre-registered,
+//!   client ID metadata document, or dynamic), scopes from the server's challenge, refresh;
+//!   the one interactive step, a person approving access in a browser, is the caller's
+//!   callback ([`OAuth::authorize`]);
+//! - client credentials for a program acting as itself (SEP-1046):
+//!   [`OAuth::client_credentials`] with a secret, or [`OAuth::private_key_jwt`] with a signed
+//!   assertion (feature `oauth-jwt`);
+//! - cross-app access for enterprise-managed authorization (SEP-990):
+//!   [`OAuth::cross_app_access`] exchanges the user's ID token at their identity provider
+//!   for an identity assertion grant, and that at the server's authorization server.
+//!
+//! Tokens live in a [`CredentialStore`]: memory by default, [`FileCredentialStore`] to keep
+//! them across runs, or the caller's own. They are never logged or shown by `Debug`.
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use actuator_tool_core::{BoxFuture, ErrorChain, HostError};
-use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, OAuthState};
+use actuator_tool_core::{BoxFuture, HostError};
+pub use rmcp::transport::auth::{CredentialStore, InMemoryCredentialStore, StoredCredentials};
 
-type AuthorizeFn = dyn Fn(String) -> BoxFuture<'static, Result<String, HostError>> + Send + Sync;
+pub use crate::oauth_store::FileCredentialStore;
+
+pub(crate) type AuthorizeFn =
+    dyn Fn(String) -> BoxFuture<'static, Result<String, HostError>> + Send + Sync;
+pub(crate) type IdTokenFn = dyn Fn() -> BoxFuture<'static, Result<String, HostError>> + Send + Sync;
 
 /// How [`McpClient`](crate::McpClient) authorizes with an HTTP server that answers 401 with
 /// an OAuth challenge.
@@ -35,6 +47,7 @@ type AuthorizeFn = dyn Fn(String) -> BoxFuture<'static, Result<String, HostError
 /// ```
 #[derive(Clone)]
 pub struct OAuth {
+    pub(crate) grant: Grant,
     pub(crate) redirect_uri: String,
     pub(crate) client_name: Option<String>,
     pub(crate) client_metadata_url: Option<String>,
@@ -42,11 +55,43 @@ pub struct OAuth {
     pub(crate) client_secret: Option<String>,
     pub(crate) scopes: Vec<String>,
     pub(crate) authorize: Option<Arc<AuthorizeFn>>,
+    pub(crate) store: Option<Arc<dyn CredentialStore>>,
+}
+
+/// Which OAuth grant obtains the token.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    /// The authorization code with PKCE; a person approves in a browser.
+    AuthorizationCode,
+    /// Client credentials with a client secret (HTTP Basic where the server asks for it,
+    /// the request body otherwise).
+    ClientSecret,
+    /// Client credentials with an RFC 7523 assertion signed with a private key.
+    #[cfg(feature = "oauth-jwt")]
+    PrivateKeyJwt {
+        key_pem: Arc<[u8]>,
+        algorithm: rmcp::transport::auth::JwtSigningAlgorithm,
+    },
+    /// Enterprise-managed cross-app access.
+    CrossAppAccess(Arc<CrossAppAccess>),
+}
+
+impl Grant {
+    fn name(&self) -> &'static str {
+        match self {
+            Grant::AuthorizationCode => "authorization_code",
+            Grant::ClientSecret => "client_credentials (client secret)",
+            #[cfg(feature = "oauth-jwt")]
+            Grant::PrivateKeyJwt { .. } => "client_credentials (private_key_jwt)",
+            Grant::CrossAppAccess(_) => "cross-app access (ID-JAG)",
+        }
+    }
 }
 
 impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OAuth")
+            .field("grant", &self.grant.name())
             .field("redirect_uri", &self.redirect_uri)
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.client_metadata_url)
@@ -57,41 +102,121 @@ impl fmt::Debug for OAuth {
             )
             .field("scopes", &self.scopes)
             .field("authorize", &self.authorize.is_some())
+            .field("store", &self.store.as_ref().map(|_| "<custom>"))
             .finish()
+    }
+}
+
+fn same_arc<T: ?Sized>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
     }
 }
 
 impl PartialEq for OAuth {
     fn eq(&self, other: &Self) -> bool {
-        self.redirect_uri == other.redirect_uri
+        let same_grant = match (&self.grant, &other.grant) {
+            (Grant::AuthorizationCode, Grant::AuthorizationCode)
+            | (Grant::ClientSecret, Grant::ClientSecret) => true,
+            #[cfg(feature = "oauth-jwt")]
+            (Grant::PrivateKeyJwt { key_pem: a, .. }, Grant::PrivateKeyJwt { key_pem: b, .. }) => {
+                a == b
+            }
+            (Grant::CrossAppAccess(a), Grant::CrossAppAccess(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        same_grant
+            && self.redirect_uri == other.redirect_uri
             && self.client_name == other.client_name
             && self.client_metadata_url == other.client_metadata_url
             && self.client_id == other.client_id
             && self.client_secret == other.client_secret
             && self.scopes == other.scopes
-            && match (&self.authorize, &other.authorize) {
-                (None, None) => true,
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                _ => false,
-            }
+            && same_arc(&self.authorize, &other.authorize)
+            && same_arc(&self.store, &other.store)
     }
 }
 
 impl Eq for OAuth {}
 
 impl OAuth {
-    /// Authorization with `redirect_uri` as the registered redirect (a loopback callback for
-    /// a local program).
-    pub fn new(redirect_uri: impl Into<String>) -> Self {
+    fn with_grant(grant: Grant) -> Self {
         OAuth {
-            redirect_uri: redirect_uri.into(),
+            grant,
+            redirect_uri: String::new(),
             client_name: None,
             client_metadata_url: None,
             client_id: None,
             client_secret: None,
             scopes: Vec::new(),
             authorize: None,
+            store: None,
         }
+    }
+
+    /// The authorization code grant with `redirect_uri` as the registered redirect (a
+    /// loopback callback for a local program); give [`OAuth::authorize`] the interactive
+    /// step.
+    pub fn new(redirect_uri: impl Into<String>) -> Self {
+        let mut oauth = OAuth::with_grant(Grant::AuthorizationCode);
+        oauth.redirect_uri = redirect_uri.into();
+        oauth
+    }
+
+    /// The client credentials grant: a program authorized as itself with a client
+    /// registered beforehand and its secret, with no person in the loop. The secret goes in
+    /// HTTP Basic when the authorization server lists only `client_secret_basic`, in the
+    /// request body otherwise. The server's token endpoint must be HTTPS (or loopback).
+    ///
+    /// ```
+    /// use actuator_mcp::{McpServer, OAuth};
+    /// let server = McpServer::http("https://mcp.example.com/mcp")
+    ///     .oauth(OAuth::client_credentials("reporting-bot", "s3cret").scopes(["read"]));
+    /// # let _ = server;
+    /// ```
+    pub fn client_credentials(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
+        let mut oauth = OAuth::with_grant(Grant::ClientSecret);
+        oauth.client_id = Some(client_id.into());
+        oauth.client_secret = Some(secret.into());
+        oauth
+    }
+
+    /// The client credentials grant authenticated by a JWT assertion (RFC 7523,
+    /// `private_key_jwt`) signed with `key_pem` (a PKCS#8 PEM private key) using
+    /// `algorithm`, for a client whose public key the authorization server holds
+    /// (feature `oauth-jwt`).
+    ///
+    /// ```
+    /// use actuator_mcp::{JwtSigningAlgorithm, McpServer, OAuth};
+    /// # let pem = String::new();
+    /// let server = McpServer::http("https://mcp.example.com/mcp").oauth(
+    ///     OAuth::private_key_jwt("reporting-bot", pem, JwtSigningAlgorithm::ES256),
+    /// );
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "oauth-jwt")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth-jwt")))]
+    pub fn private_key_jwt(
+        client_id: impl Into<String>,
+        key_pem: impl Into<Vec<u8>>,
+        algorithm: rmcp::transport::auth::JwtSigningAlgorithm,
+    ) -> Self {
+        let mut oauth = OAuth::with_grant(Grant::PrivateKeyJwt {
+            key_pem: key_pem.into().into(),
+            algorithm,
+        });
+        oauth.client_id = Some(client_id.into());
+        oauth
+    }
+
+    /// Enterprise-managed cross-app access (SEP-990): the user's ID token from their
+    /// identity provider is exchanged there for an identity assertion grant (ID-JAG) bound
+    /// to this server, and that grant at the server's authorization server (discovered as
+    /// for any grant) for the access token. No browser is involved.
+    pub fn cross_app_access(access: CrossAppAccess) -> Self {
+        OAuth::with_grant(Grant::CrossAppAccess(Arc::new(access)))
     }
 
     /// The name the client registers with (dynamic registration).
@@ -124,6 +249,23 @@ impl OAuth {
         self
     }
 
+    /// Where tokens are kept: in memory by default. A token found in the store is used
+    /// before any flow runs (refreshed when it has expired and a refresh token is there);
+    /// the token a flow obtains is saved to it.
+    ///
+    /// ```no_run
+    /// use actuator_mcp::{FileCredentialStore, McpServer, OAuth};
+    /// let store = FileCredentialStore::new("/home/me/.config/my-agent/mcp-example.json");
+    /// let server = McpServer::http("https://mcp.example.com/mcp")
+    ///     .oauth(OAuth::client_credentials("reporting-bot", "s3cret").credential_store(store));
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn credential_store(mut self, store: impl CredentialStore + 'static) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
     /// The interactive step: given the authorization URL, return the URL the user's browser
     /// was redirected to (it carries the code and state). Without it, a server that needs
     /// authorization is a connection error saying so.
@@ -138,68 +280,98 @@ impl OAuth {
     }
 }
 
-/// Runs the authorization flow for `url` after its `challenge` (the 401's
-/// `WWW-Authenticate`), returning the authorized manager, or what failed.
-pub(crate) async fn authorize(
-    url: &str,
-    oauth: &OAuth,
-    challenge: Option<String>,
-) -> Result<AuthorizationManager, String> {
-    let failed = |what: &str, e: &dyn std::error::Error| {
-        format!("OAuth authorization failed: {what}: {}", ErrorChain(e))
-    };
-    let Some(callback) = &oauth.authorize else {
-        return Err(
-            "the server requires OAuth authorization; give OAuth::authorize a callback \
-                    that opens the authorization URL and returns the redirect"
-                .to_owned(),
-        );
-    };
-    // rmcp builds its own reqwest client for OAuth (with its filter on discovered hosts).
-    // With `https`, reqwest has TLS but no built-in crypto provider, so that build would
-    // panic without a process-wide one: install ring's unless the program chose one.
-    #[cfg(feature = "https")]
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        let _ = rustls::crypto::ring::default_provider().install_default();
+/// The two registrations and the user's identity behind [`OAuth::cross_app_access`]: the
+/// identity provider (issuer, token endpoint, this client's ID there) and this client's ID
+/// at the MCP server's authorization server, with a source of fresh ID tokens.
+///
+/// ```
+/// use actuator_mcp::{CrossAppAccess, McpServer, OAuth};
+/// let access = CrossAppAccess::new(
+///     "https://idp.example.com",
+///     "https://idp.example.com/oauth2/token",
+///     "agent-at-idp",
+///     "agent-at-mcp",
+/// )
+/// .client_secret("secret-at-mcp")
+/// .id_token(|| async { Ok("eyJ…the user's ID token".to_owned()) });
+/// let server = McpServer::http("https://mcp.example.com/mcp").oauth(OAuth::cross_app_access(access));
+/// # let _ = server;
+/// ```
+#[derive(Clone)]
+pub struct CrossAppAccess {
+    pub(crate) idp_issuer: String,
+    pub(crate) idp_token_endpoint: String,
+    pub(crate) idp_client_id: String,
+    pub(crate) idp_client_secret: Option<String>,
+    pub(crate) client_id: String,
+    pub(crate) client_secret: Option<String>,
+    pub(crate) id_token: Option<Arc<IdTokenFn>>,
+}
+
+impl fmt::Debug for CrossAppAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CrossAppAccess")
+            .field("idp_issuer", &self.idp_issuer)
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field("idp_client_id", &self.idp_client_id)
+            .field(
+                "idp_client_secret",
+                &self.idp_client_secret.as_ref().map(|_| "<set>"),
+            )
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<set>"),
+            )
+            .field("id_token", &self.id_token.is_some())
+            .finish()
     }
-    let mut state = OAuthState::new(url, None)
-        .await
-        .map_err(|e| failed("the server's metadata could not be read", &e))?;
-    let mut request = AuthorizationRequest::new(oauth.redirect_uri.clone());
-    if let Some(name) = &oauth.client_name {
-        request = request.with_client_name(name.clone());
-    }
-    if let Some(metadata) = &oauth.client_metadata_url {
-        request = request.with_client_metadata_url(metadata.clone());
-    }
-    if let Some(id) = &oauth.client_id {
-        request = request.with_preregistered_client(id.clone());
-        if let Some(secret) = &oauth.client_secret {
-            request = request.with_client_secret(secret.clone());
+}
+
+impl CrossAppAccess {
+    /// The identity provider's issuer and token endpoint with this client's ID there, and
+    /// this client's ID at the MCP server's authorization server. Both clients are public
+    /// until given a secret.
+    pub fn new(
+        idp_issuer: impl Into<String>,
+        idp_token_endpoint: impl Into<String>,
+        idp_client_id: impl Into<String>,
+        client_id: impl Into<String>,
+    ) -> Self {
+        CrossAppAccess {
+            idp_issuer: idp_issuer.into(),
+            idp_token_endpoint: idp_token_endpoint.into(),
+            idp_client_id: idp_client_id.into(),
+            idp_client_secret: None,
+            client_id: client_id.into(),
+            client_secret: None,
+            id_token: None,
         }
     }
-    if !oauth.scopes.is_empty() {
-        request = request.with_scopes(oauth.scopes.iter().cloned());
+
+    /// This client's secret at the identity provider.
+    #[must_use]
+    pub fn idp_client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.idp_client_secret = Some(secret.into());
+        self
     }
-    if let Some(challenge) = challenge {
-        request = request.with_challenge(challenge);
+
+    /// This client's secret at the MCP server's authorization server.
+    #[must_use]
+    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.client_secret = Some(secret.into());
+        self
     }
-    state
-        .start_authorization(request)
-        .await
-        .map_err(|e| failed("authorization could not start", &e))?;
-    let authorization_url = state
-        .get_authorization_url()
-        .await
-        .map_err(|e| failed("no authorization URL", &e))?;
-    let redirected = callback(authorization_url)
-        .await
-        .map_err(|e| failed("the authorize callback failed", &e))?;
-    state
-        .handle_callback_url(&redirected)
-        .await
-        .map_err(|e| failed("the code could not be exchanged for a token", &e))?;
-    state
-        .into_authorization_manager()
-        .ok_or_else(|| "OAuth authorization did not complete".to_owned())
+
+    /// Where the user's ID token comes from: called at each authorization, so it can hand
+    /// out a fresh one (the exchange fails on an expired token).
+    #[must_use]
+    pub fn id_token<F, Fut>(mut self, id_token: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, HostError>> + Send + 'static,
+    {
+        self.id_token = Some(Arc::new(move || Box::pin(id_token())));
+        self
+    }
 }

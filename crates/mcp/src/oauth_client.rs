@@ -17,7 +17,8 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
-use crate::oauth::{OAuth, authorize};
+use crate::oauth::OAuth;
+use crate::oauth_flow::authorize;
 
 /// The most authorization flows one connection runs (the first, and step-ups).
 pub(crate) const MAX_AUTHORIZATIONS: u32 = 3;
@@ -107,8 +108,10 @@ where
                 );
                 return result;
             }
+            // The first flow may reuse a stored token; later ones follow its refusal.
+            let reuse_stored = state.flows == 0;
             state.flows += 1;
-            let manager = authorize(&self.url, &self.oauth, Some(challenge))
+            let manager = authorize(&self.url, &self.oauth, Some(challenge), reuse_stored)
                 .await
                 .map_err(|reason| StreamableHttpError::UnexpectedServerResponse(reason.into()))?;
             state.client = Some(AuthClient::new(self.inner.clone(), manager));

