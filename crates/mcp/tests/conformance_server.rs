@@ -41,6 +41,38 @@ async fn every_server_scenario_of_the_suite_passes() {
     report_and_check(&results, out.path(), &run);
 }
 
+/// The suite's 0.2.0 prerelease, running exactly what spec revision 2025-11-25 requires
+/// (frozen at its release), plus what it reports unscored for that revision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_suite_passes_every_server_scenario_2025_11_25_requires() {
+    let Some(suite) = Suite::next() else {
+        return;
+    };
+    let http = serve_http(conformance_server(), HttpOptions::default())
+        .await
+        .expect("the server starts");
+    let out = tempfile::tempdir().expect("a temp dir");
+    let url = http.url();
+    let run = suite
+        .run(
+            &[
+                "server",
+                "--url",
+                &url,
+                "--requirements",
+                "2025-11-25",
+                "-o",
+            ],
+            out.path(),
+            Duration::from_secs(300),
+        )
+        .await;
+    http.shutdown().await;
+    let results = scenario_results(out.path());
+    println!("{run}");
+    report_and_check(&results, out.path(), &run);
+}
+
 fn report_and_check(results: &[(String, Vec<Value>)], dir: &Path, run: &str) {
     assert!(
         results.len() >= 32,

@@ -269,12 +269,21 @@ fn tools() -> Vec<ToolDef> {
             ToolParams::pass_through(&json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
-                "$defs": {"address": {"type": "object", "properties": {
+                "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {
                     "street": {"type": "string"}, "city": {"type": "string"}}}},
                 "properties": {
                     "name": {"type": "string", "description": "A name."},
                     "address": {"$ref": "#/$defs/address", "description": "An address."},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"],
+                        "description": "How to reach them."},
+                    "phone": {"type": "string", "description": "A phone number."},
+                    "email": {"type": "string", "description": "An email address."},
                 },
+                // Composition and conditionals (SEP-2106): one way to reach the person.
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
                 "additionalProperties": false,
             }))
             .expect("a valid schema"),
