@@ -7,18 +7,19 @@
 
 use std::collections::BTreeMap;
 
-use actuator_tool_core::LogLevel;
+use actuator_tool_core::{LogLevel, TraceContext};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use tracing::Instrument;
 
 use crate::complete::no_completion;
 use crate::resources::{ResourceContent, ResourceRead};
@@ -142,8 +143,14 @@ impl ServerHandler for ToolServer {
             context.meta.get_progress_token(),
             self.session.clone(),
         );
+        let trace = call_trace(&context.meta, request.meta.as_ref());
+        let span = tracing::info_span!(
+            "mcp_served_call",
+            tool = %name,
+            trace_id = trace.as_ref().map(|t| t.trace_id()).unwrap_or_default(),
+        );
         tokio::select! {
-            landed = self.land(request, id, Some(&call)) => {
+            landed = self.land(request, id, Some(&call), trace).instrument(span) => {
                 call.finish().await;
                 landed.map(CallToolResponse::Complete)
             }
@@ -326,5 +333,28 @@ impl ServerHandler for ToolServer {
         };
         let completion = completer.map_or_else(no_completion, |c| c.complete(value, &context));
         from_wire(json!({"completion": completion}))
+    }
+}
+
+/// The caller's W3C trace context from the request's `_meta`, when it sent a valid one (an
+/// invalid one is ignored, as the specification asks, and logged at debug).
+fn call_trace(
+    context: &RequestMetaObject,
+    params: Option<&RequestMetaObject>,
+) -> Option<TraceContext> {
+    let meta = [Some(context), params]
+        .into_iter()
+        .flatten()
+        .find(|m| m.get_traceparent().is_some())?;
+    let traceparent = meta.get_traceparent()?;
+    match TraceContext::parse(traceparent) {
+        Ok(trace) => Some(match meta.get_tracestate() {
+            Some(state) => trace.with_tracestate(state),
+            None => trace,
+        }),
+        Err(e) => {
+            tracing::debug!(error = %e, "ignoring the MCP request's traceparent");
+            None
+        }
     }
 }

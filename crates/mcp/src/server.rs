@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use actuator_exec::{ExecError, ExecuteOptions, execute_tools};
 use actuator_model::{ChatMessage, ChatMessageAssistant, MessageContent, ToolCall};
-use actuator_tool_core::{Extensions, ToolDef, ToolDefError, ToolInfo, check_tool_names};
+use actuator_tool_core::{
+    Extensions, ToolDef, ToolDefError, ToolInfo, TraceContext, check_tool_names,
+};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode, Tool};
 use rmcp::{ErrorData, ServiceExt};
 use serde_json::{Map, Value, json};
@@ -316,6 +318,7 @@ impl ToolServer {
         request: CallToolRequestParams,
         id: String,
         call: Option<&CallSession>,
+        trace: Option<TraceContext>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
         if !self.tools.iter().any(|t| t.name() == name) {
@@ -333,17 +336,21 @@ impl ToolServer {
             Value::Object(arguments),
         )]);
         let messages = [ChatMessage::Assistant(Box::new(assistant))];
-        let executed = match call {
-            None => execute_tools(&messages, &self.tools, &self.options.execute).await,
-            Some(call) => {
-                // The call's own options: its session is its client's.
-                let mut execute = self.options.execute.clone();
+        let executed = if call.is_none() && trace.is_none() {
+            execute_tools(&messages, &self.tools, &self.options.execute).await
+        } else {
+            // The call's own options: its session is its client's, its trace the caller's.
+            let mut execute = self.options.execute.clone();
+            if let Some(call) = call {
                 execute.extensions.insert(call.host.clone());
                 if let Some(progress) = &call.progress {
                     execute.extensions.insert(progress.clone());
                 }
-                execute_tools(&messages, &self.tools, &execute).await
             }
+            if let Some(trace) = trace {
+                execute.extensions.insert(trace);
+            }
+            execute_tools(&messages, &self.tools, &execute).await
         };
         let result = match executed {
             Ok(result) => result,

@@ -7,12 +7,12 @@ use std::sync::{Arc, Weak};
 use actuator_tool_core::source::{ToolSource, ToolSourceError};
 use actuator_tool_core::{
     ArgumentValidator, BoxFuture, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
-    ToolOutput, ToolParams, validate_tool_name,
+    ToolOutput, ToolParams, TraceContext, validate_tool_name,
 };
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, ErrorCode, RequestId, ServerResult,
+    ClientRequest, ErrorCode, RequestId, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
@@ -227,7 +227,8 @@ impl McpTools {
             .validate_arguments(validate)
             .parallel(server.parallel)
             .handler(move |args: ToolArgs, ctx: ToolContext| {
-                forward.clone().call(args, ctx.call_id)
+                let trace = ctx.extensions.get::<TraceContext>().cloned();
+                forward.clone().call(args, ctx.call_id, trace)
             });
         if let Some(t) = server.timeout {
             builder = builder.timeout(t);
@@ -277,11 +278,26 @@ struct Forward {
 }
 
 impl Forward {
-    /// Forwards the call, its progress notifications routed to the observer while it runs.
-    /// Dropping the future (the tool's timeout, a cancelled run) sends the server
-    /// `notifications/cancelled` for the request.
-    async fn call(self, args: ToolArgs, call_id: Arc<str>) -> Result<ToolOutput, ToolFailure> {
-        let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
+    /// Forwards the call, its progress notifications routed to the observer while it runs,
+    /// and the run's trace context, if any, in the request's `_meta`. Dropping the future
+    /// (the tool's timeout, a cancelled run) sends the server `notifications/cancelled` for
+    /// the request.
+    async fn call(
+        self,
+        args: ToolArgs,
+        call_id: Arc<str>,
+        trace: Option<TraceContext>,
+    ) -> Result<ToolOutput, ToolFailure> {
+        let mut params =
+            CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
+        if let Some(trace) = trace {
+            let mut meta = RequestMetaObject::new();
+            meta.set_traceparent(trace.traceparent());
+            if let Some(state) = trace.tracestate() {
+                meta.set_tracestate(state);
+            }
+            params.meta = Some(meta);
+        }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = self
             .peer

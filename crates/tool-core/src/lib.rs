@@ -80,6 +80,8 @@ pub use host::{
     LogEntry, LogLevel, SamplingMessage, SamplingRequest, SamplingResult, SamplingRole, ToolHost,
 };
 
+mod trace;
+pub use trace::{MAX_TRACESTATE_LEN, TraceContext, TraceContextError};
 mod requirement;
 pub use requirement::{ResourceRequirement, ToolRequirement};
 
