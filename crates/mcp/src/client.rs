@@ -12,13 +12,14 @@ use std::sync::{Arc, Mutex, Weak};
 use actuator_tool_core::{ElicitationRequest, ErrorChain, HostError};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, Implementation, ListRootsResult, ProtocolVersion,
+    ElicitRequestParams, ElicitResult, ErrorCode, Implementation, ListRootsResult, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
 use rmcp::{ClientHandler, ErrorData, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::client_requests::ServerRequests;
+use crate::callers::Callers;
+use crate::client_requests::{Refused, ServerRequests};
 use crate::sampling::{request_from_wire, result_to_wire};
 
 use crate::config::{McpServer, Transport};
@@ -32,11 +33,23 @@ pub(crate) struct Handler {
     stale: Arc<AtomicBool>,
     server: String,
     requests: ServerRequests,
+    /// The runs whose calls are in flight, for requests routed to the calling run.
+    callers: Arc<Callers>,
 }
 
 /// A handler's failure as the JSON-RPC error the server reads.
 fn request_error(what: &str, error: &HostError) -> ErrorData {
     ErrorData::internal_error(format!("{what} failed: {}", ErrorChain(error)), None)
+}
+
+/// A sampling request the policy or a person refused: code -1, as the specification's
+/// example of a user rejecting one.
+fn refused(Refused(reason): Refused) -> ErrorData {
+    ErrorData::new(
+        ErrorCode(-1),
+        format!("the sampling request was refused: {reason}"),
+        None,
+    )
 }
 
 impl ClientHandler for Handler {
@@ -45,15 +58,17 @@ impl ClientHandler for Handler {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let Some(handler) = &self.requests.sampling else {
+        if !self.requests.answers_sampling() {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::CreateMessageRequestMethod,
             >());
-        };
+        }
         let request = request_from_wire(&serde_json::to_value(&params).unwrap_or(Value::Null))?;
-        let answer = handler
-            .sample(&self.server, request)
+        let answer = self
+            .requests
+            .sample(&self.server, &self.callers, request)
             .await
+            .map_err(refused)?
             .map_err(|e| request_error("sampling", &e))?;
         serde_json::from_value(result_to_wire(&answer)).map_err(|e| {
             ErrorData::internal_error(format!("the sampling answer could not be sent: {e}"), None)
@@ -65,11 +80,11 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let Some(handler) = &self.requests.elicitation else {
+        if !self.requests.answers_elicitation() {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::ElicitationCreateRequestMethod,
             >());
-        };
+        }
         let wire = serde_json::to_value(&request).unwrap_or(Value::Null);
         if wire["mode"] == "url" {
             return Err(ErrorData::invalid_params(
@@ -81,8 +96,9 @@ impl ClientHandler for Handler {
             wire["message"].as_str().unwrap_or_default(),
             wire["requestedSchema"].clone(),
         );
-        let answer = handler
-            .elicit(&self.server, asked.clone())
+        let answer = self
+            .requests
+            .elicit(&self.server, &self.callers, asked.clone())
             .await
             .and_then(|answer| asked.complete(answer))
             .map_err(|e| request_error("elicitation", &e))?;
@@ -125,10 +141,10 @@ impl ClientHandler for Handler {
 
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = json!({});
-        if self.requests.sampling.is_some() {
+        if self.requests.answers_sampling() {
             capabilities["sampling"] = json!({});
         }
-        if self.requests.elicitation.is_some() {
+        if self.requests.answers_elicitation() {
             capabilities["elicitation"] = json!({"form": {}});
         }
         if self.requests.roots.is_some() {
@@ -156,6 +172,8 @@ pub(crate) struct Connection {
     pub(crate) listed: Option<Arc<Vec<rmcp::model::Tool>>>,
     /// Where this connection's progress notifications go.
     pub(crate) progress: Arc<ProgressRouter>,
+    /// The runs whose calls are in flight on this connection.
+    pub(crate) callers: Arc<Callers>,
 }
 
 impl Connection {
@@ -305,10 +323,12 @@ pub(crate) async fn ensure_connected<'a>(
 
 async fn connect(server: &McpServer) -> Result<Connection, McpError> {
     let stale = Arc::new(AtomicBool::new(true));
+    let callers = Arc::new(Callers::default());
     let handler = Handler {
         stale: Arc::clone(&stale),
         server: server.name.clone(),
         requests: server.requests.clone(),
+        callers: Arc::clone(&callers),
     };
     let connect_error = |reason: String| McpError::Connect {
         server: server.name.clone(),
@@ -388,6 +408,7 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
                         .map_err(handshake_error)?,
                     stale,
                     progress,
+                    callers,
                 );
             }
             let transport = StreamableHttpClientTransport::with_client(client, config);
@@ -400,13 +421,14 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
                 .map_err(handshake_error)?
         }
     };
-    finish(service, stale, progress)
+    finish(service, stale, progress, callers)
 }
 
 fn finish(
     service: RunningService<RoleClient, Handler>,
     stale: Arc<AtomicBool>,
     progress: Arc<ProgressRouter>,
+    callers: Arc<Callers>,
 ) -> Result<Connection, McpError> {
     Ok(Connection {
         service,
@@ -414,6 +436,7 @@ fn finish(
         dead: Arc::new(AtomicBool::new(false)),
         listed: None,
         progress,
+        callers,
     })
 }
 

@@ -14,8 +14,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use actuator_tool_core::{
-    ElicitationHandler, HostError, HostFuture, SamplingRequest, SamplingResult,
+    ElicitationAction, ElicitationHandler, ElicitationRequest, ElicitationResult, HostError,
+    HostFuture, SamplingRequest, SamplingResult,
 };
+
+use crate::callers::Callers;
+use crate::sampling_policy::{SamplingDecision, SamplingPolicy, approval_question};
 
 /// Answers a server's `sampling/createMessage` (for example with the agent's model).
 /// Any `Fn(SamplingRequest) -> impl Future<Output = Result<SamplingResult, HostError>>` is
@@ -79,6 +83,99 @@ pub(crate) struct ServerRequests {
     pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) roots: Option<Arc<[McpRoot]>>,
+    /// Whether requests made during a call go to the run that made it.
+    pub(crate) to_calling_run: bool,
+    pub(crate) sampling_policy: Option<Arc<dyn SamplingPolicy>>,
+}
+
+/// Why a request was refused before anyone answered it (the server reads it).
+#[derive(Debug)]
+pub(crate) struct Refused(pub(crate) String);
+
+impl ServerRequests {
+    /// Whether the `sampling` capability is declared.
+    pub(crate) fn answers_sampling(&self) -> bool {
+        self.sampling.is_some() || self.to_calling_run
+    }
+
+    /// Whether the `elicitation` capability is declared.
+    pub(crate) fn answers_elicitation(&self) -> bool {
+        self.elicitation.is_some() || self.to_calling_run
+    }
+
+    /// Answers a sampling request: the policy first, then the calling run's model (when
+    /// routed and one run is calling) or the handler.
+    pub(crate) async fn sample(
+        &self,
+        server: &str,
+        callers: &Callers,
+        request: SamplingRequest,
+    ) -> Result<Result<SamplingResult, HostError>, Refused> {
+        let decision = self
+            .sampling_policy
+            .as_ref()
+            .map_or(SamplingDecision::Allow, |p| p.decide(server, &request));
+        match decision {
+            SamplingDecision::Allow => {}
+            SamplingDecision::Deny(reason) => return Err(Refused(reason)),
+            SamplingDecision::Ask => {
+                let asked = approval_question(server, &request);
+                let answer = self.elicit(server, callers, asked).await;
+                let allowed = matches!(
+                    &answer,
+                    Ok(ElicitationResult { action: ElicitationAction::Accept, content: Some(c), .. })
+                        if c.get("allow").and_then(serde_json::Value::as_bool) == Some(true)
+                );
+                if !allowed {
+                    let why = match answer {
+                        Ok(_) => "the person asked did not allow it".to_owned(),
+                        Err(e) => format!("nobody could approve it: {e}"),
+                    };
+                    return Err(Refused(why));
+                }
+            }
+        }
+        Ok(match self.route(callers, "sampling") {
+            Some(Ok(host)) => host.host().sample(request).await,
+            Some(Err(e)) if self.sampling.is_none() => Err(e),
+            _ => match &self.sampling {
+                Some(handler) => handler.sample(server, request).await,
+                None => Err(HostError::Unsupported {
+                    what: "sampling",
+                    reason: "this client answers no sampling requests".into(),
+                }),
+            },
+        })
+    }
+
+    /// Answers an elicitation: the calling run's person (when routed and one run is
+    /// calling) or the handler. Not yet completed with defaults nor checked.
+    pub(crate) async fn elicit(
+        &self,
+        server: &str,
+        callers: &Callers,
+        request: ElicitationRequest,
+    ) -> Result<ElicitationResult, HostError> {
+        match self.route(callers, "elicitation") {
+            Some(Ok(host)) => host.host().elicit(request).await,
+            Some(Err(e)) if self.elicitation.is_none() => Err(e),
+            _ => match &self.elicitation {
+                Some(handler) => handler.elicit(server, request).await,
+                None => Err(HostError::Unsupported {
+                    what: "elicitation",
+                    reason: "this client answers no elicitation requests".into(),
+                }),
+            },
+        }
+    }
+
+    fn route(
+        &self,
+        callers: &Callers,
+        what: &'static str,
+    ) -> Option<Result<actuator_tool_core::CallHost, HostError>> {
+        self.to_calling_run.then(|| callers.caller(what))
+    }
 }
 
 impl fmt::Debug for ServerRequests {
@@ -87,6 +184,8 @@ impl fmt::Debug for ServerRequests {
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
             .field("roots", &self.roots)
+            .field("to_calling_run", &self.to_calling_run)
+            .field("sampling_policy", &self.sampling_policy.is_some())
             .finish()
     }
 }
@@ -103,6 +202,8 @@ impl PartialEq for ServerRequests {
         same(&self.sampling, &other.sampling)
             && same(&self.elicitation, &other.elicitation)
             && self.roots == other.roots
+            && self.to_calling_run == other.to_calling_run
+            && same(&self.sampling_policy, &other.sampling_policy)
     }
 }
 

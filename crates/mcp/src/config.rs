@@ -285,6 +285,45 @@ impl McpServer {
         self
     }
 
+    /// Sends the requests a server makes while one of our calls to it runs to the run that
+    /// made the call, and declares `sampling` and `elicitation`: sampling is answered by the
+    /// run's `SamplingModel` (actuator-agent), counted in its limits, usage and events as any
+    /// generation, and elicitation by its `RunElicitation`. MCP does not say which call a
+    /// request belongs to, so this needs the calls in flight on the connection to come
+    /// from one run (one `McpClient` per run, or calls that do not overlap); otherwise, or
+    /// outside any call, the handlers given with [`McpServer::sampling`] and
+    /// [`McpServer::elicitation`] answer, and without them the request is refused with the
+    /// reason.
+    ///
+    /// ```
+    /// use actuator_mcp::McpServer;
+    /// let server = McpServer::http("http://127.0.0.1:8000/mcp").route_to_calling_run();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn route_to_calling_run(mut self) -> Self {
+        self.requests.to_calling_run = true;
+        self
+    }
+
+    /// Decides whether each sampling request goes ahead before our model is asked: allowed,
+    /// refused with a reason (JSON-RPC code -1), or put to a person first
+    /// ([`SamplingDecision`](crate::SamplingDecision)).
+    ///
+    /// ```
+    /// use actuator_mcp::{McpServer, SamplingDecision};
+    /// use actuator_tool_core::SamplingRequest;
+    /// let server = McpServer::http("http://127.0.0.1:8000/mcp")
+    ///     .route_to_calling_run()
+    ///     .sampling_policy(|_server: &str, _request: &SamplingRequest| SamplingDecision::Ask);
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn sampling_policy(mut self, policy: impl crate::SamplingPolicy) -> Self {
+        self.requests.sampling_policy = Some(Arc::new(policy));
+        self
+    }
+
     /// Authorizes with OAuth 2.1 when the server answers the handshake with a 401 challenge
     /// (HTTP servers; feature `oauth`): discovery, registration, PKCE and the token exchange
     /// run, then the connection is made with the token.

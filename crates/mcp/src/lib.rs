@@ -65,6 +65,7 @@
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod callers;
 mod client;
 mod client_requests;
 mod client_resources;
@@ -89,6 +90,7 @@ mod prompts;
 mod redirect;
 mod resources;
 mod sampling;
+mod sampling_policy;
 mod served_call;
 mod served_handler;
 mod served_session;
@@ -118,5 +120,6 @@ pub use resources::{Resource, ResourceBody, ResourceContent, ResourceRead, Resou
 #[cfg(feature = "oauth-jwt")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth-jwt")))]
 pub use rmcp::transport::auth::JwtSigningAlgorithm;
+pub use sampling_policy::{SamplingDecision, SamplingPolicy};
 pub use server::{ServeOptions, ToolServer};
 pub use tools::{McpTools, mcp_tools};

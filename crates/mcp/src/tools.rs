@@ -6,7 +6,7 @@ use std::sync::{Arc, Weak};
 
 use actuator_tool_core::source::{ToolSource, ToolSourceError};
 use actuator_tool_core::{
-    ArgumentValidator, BoxFuture, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
+    ArgumentValidator, BoxFuture, CallHost, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
     ToolOutput, ToolParams, TraceContext, validate_tool_name,
 };
 use rmcp::ServiceError;
@@ -17,6 +17,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 
+use crate::callers::Callers;
 use crate::client::{Inner, McpClient, ensure_connected};
 use crate::convert::output_from_result;
 use crate::error::McpError;
@@ -145,6 +146,7 @@ impl McpTools {
         let peer = connection.peer();
         let dead = Arc::clone(&connection.dead);
         let progress = Arc::clone(&connection.progress);
+        let callers = Arc::clone(&connection.callers);
         drop(guard);
         let mut defs = Vec::with_capacity(listed.len());
         let secrets = inner.server.secrets();
@@ -156,6 +158,7 @@ impl McpTools {
                 peer: peer.clone(),
                 dead: Arc::clone(&dead),
                 progress: Arc::clone(&progress),
+                callers: Arc::clone(&callers),
                 server: inner.server.name.clone(),
                 secrets: secrets.clone(),
                 tool: tool.name.to_string(),
@@ -226,10 +229,7 @@ impl McpTools {
             .require_param_descriptions(false)
             .validate_arguments(validate)
             .parallel(server.parallel)
-            .handler(move |args: ToolArgs, ctx: ToolContext| {
-                let trace = ctx.extensions.get::<TraceContext>().cloned();
-                forward.clone().call(args, ctx.call_id, trace)
-            });
+            .handler(move |args: ToolArgs, ctx: ToolContext| forward.clone().call(args, ctx));
         if let Some(t) = server.timeout {
             builder = builder.timeout(t);
         }
@@ -269,6 +269,8 @@ struct Forward {
     peer: Peer<RoleClient>,
     dead: Arc<std::sync::atomic::AtomicBool>,
     progress: Arc<ProgressRouter>,
+    /// Where a server's request during this call finds the run that made it.
+    callers: Arc<Callers>,
     server: String,
     /// The server settings' credentials, redacted from transport errors.
     secrets: actuator_model::credentials::Secrets,
@@ -282,12 +284,14 @@ impl Forward {
     /// and the run's trace context, if any, in the request's `_meta`. Dropping the future
     /// (the tool's timeout, a cancelled run) sends the server `notifications/cancelled` for
     /// the request.
-    async fn call(
-        self,
-        args: ToolArgs,
-        call_id: Arc<str>,
-        trace: Option<TraceContext>,
-    ) -> Result<ToolOutput, ToolFailure> {
+    async fn call(self, args: ToolArgs, ctx: ToolContext) -> Result<ToolOutput, ToolFailure> {
+        let call_id = ctx.call_id;
+        let trace = ctx.extensions.get::<TraceContext>().cloned();
+        // Registered for the whole call, so a request the server makes meanwhile finds the run.
+        let _caller = ctx
+            .extensions
+            .get::<CallHost>()
+            .map(|host| self.callers.enter(host.clone()));
         let mut params =
             CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
         if let Some(trace) = trace {
