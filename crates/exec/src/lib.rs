@@ -5,7 +5,8 @@
 //!
 //! - [`execute_tools`]: stages ([`plan_stages`]), the per-call pipeline, declared-order results.
 //! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`]; `TerminalApprover` (the
-//!   reference's `human` approver, a prompt on stdin) with the `terminal` feature.
+//!   reference's `human` approver, a prompt on stdin) with the `terminal` feature, and
+//!   `TerminalElicitation`, which answers a tool's or an MCP server's questions there.
 //! - Conversation-taking tools ([`with_conversation`]): the hook handoff is built on.
 //! - Events: per call, a pending `actuator_events::ToolEvent` when it starts and the completed
 //!   one when it ends, to the options' `EventSink`, and a `tracing` span.
@@ -23,6 +24,10 @@ pub use approval::{
 mod terminal;
 #[cfg(feature = "terminal")]
 pub use terminal::TerminalApprover;
+#[cfg(feature = "terminal")]
+mod terminal_elicitation;
+#[cfg(feature = "terminal")]
+pub use terminal_elicitation::TerminalElicitation;
 
 mod cancel;
 pub use cancel::{CANCELLED_BY_OPERATOR, ToolCallCanceller};

@@ -1,5 +1,6 @@
 //! [`TerminalApprover`]: the reference's `human` approver, a prompt on the terminal. A user
-//! interface rather than part of the executor, so it is behind the `terminal` feature.
+//! interface rather than part of the executor, so it is behind the `terminal` feature, with
+//! [`TerminalElicitation`](crate::TerminalElicitation).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
@@ -11,6 +12,14 @@ use serde_json::Value;
 use crate::approval::{Approval, ApprovalDecision, ApprovalRequest, Approver};
 
 type Io = (Box<dyn BufRead + Send>, Box<dyn Write + Send>);
+
+/// `text` without control characters (newlines and tabs kept): text from a model or a
+/// server shown on a terminal cannot move the cursor, clear the screen or retitle the window.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
+}
 
 /// An approver that shows each call on a terminal and asks `y` (approve), `n` (reject),
 /// `e` (edit the arguments as JSON) or `q` (terminate).
@@ -52,15 +61,15 @@ impl TerminalApprover {
         let (reader, writer) = io;
         let mut show = String::new();
         if !message.is_empty() {
-            show.push_str(message);
+            show.push_str(&printable(message));
             show.push_str("\n\n");
         }
         for part in [&view.context, &view.call].into_iter().flatten() {
             if let Some(title) = &part.title {
-                show.push_str(title);
+                show.push_str(&printable(title));
                 show.push('\n');
             }
-            show.push_str(&part.content);
+            show.push_str(&printable(&part.content));
             show.push('\n');
         }
         loop {

@@ -436,6 +436,35 @@ async fn terminal_approver_asks_and_obeys() {
     assert!(matches!(err, ExecError::Terminated { .. }));
 }
 
+/// The model writes the arguments the approver shows: escape sequences in them must not
+/// reach the terminal (clearing it, moving the cursor, faking a prompt).
+#[cfg(feature = "terminal")]
+#[tokio::test]
+async fn the_terminal_approver_shows_no_control_characters_from_the_model() {
+    use actuator_exec::TerminalApprover;
+    let screen = Shared::default();
+    let approver = Arc::new(TerminalApprover::with_io(
+        std::io::Cursor::new(b"n\n\n".to_vec()),
+        screen.clone(),
+    ));
+    run(
+        &[(
+            "add",
+            json!({"s": "\u{1b}[2J\u{1b}]0;owned\u{7}\rApproved."}),
+        )],
+        &[echo("add")],
+        vec![policy(approver, &["add"])],
+    )
+    .await
+    .unwrap();
+    let shown = String::from_utf8(screen.0.lock().unwrap().clone()).unwrap();
+    assert!(shown.contains("add("), "{shown}");
+    assert!(
+        !shown.contains(['\u{1b}', '\u{7}', '\r']),
+        "control characters reached the terminal: {shown:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_viewer_template_gets_its_placeholders_filled_from_the_call() {
     // A static template: `{{n}}` and `{{flag}}` are the call's arguments, Python-written.
