@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::contain::{contain, contain_sync};
 use crate::log::convert::{StampedLog, event_json, iso, limit_event};
+use crate::log::pool::MessagePool;
 use crate::log::schema::{EvalErrorInfo, EvalSample, EvalSampleLimit};
 use crate::sample::{Sample, SampleId, SampleInput};
 use crate::task::Task;
@@ -206,13 +207,14 @@ async fn attempt_sample(
 
     let mut usage: BTreeMap<String, ModelUsage> = BTreeMap::new();
     let mut events = Vec::new();
+    let mut pool = MessagePool::default();
     for (at, event) in log.take() {
         if let Event::Model(m) = &event
             && let Some(u) = m.output.as_ref().and_then(|o| o.usage.as_ref())
         {
             add_usage(usage.entry(m.model.clone()).or_default(), u);
         }
-        events.extend(event_json(at, &event, started));
+        events.extend(event_json(at, &event, started, &mut pool));
     }
     if let Some(l) = &limit {
         events.push(limit_event(
@@ -247,6 +249,7 @@ async fn attempt_sample(
             .and_then(|v| v.as_object().cloned())
             .unwrap_or_default(),
         events,
+        events_data: pool.into_events_data(),
         model_usage: usage_json(&usage),
         started_at: Some(iso(started)),
         completed_at: Some(iso(completed)),

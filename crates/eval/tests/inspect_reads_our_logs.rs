@@ -218,3 +218,80 @@ async fn the_reference_reads_our_json_logs() {
     };
     check_format(&python, LogFormat::Json).await;
 }
+
+/// A long conversation's model events are written condensed, as the reference writes them:
+/// each distinct message once in `events_data`, each event's input as references. The log
+/// grows with the conversation, not its square, and both readers give every event its whole
+/// input back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_conversation_is_written_once_and_read_back_in_full() {
+    let Some(python) = common::inspect_python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut task = common::arithmetic_task(0).limits([message_limit(120)]);
+    task.dataset
+        .samples
+        .push(Sample::new("Keep adding 1 + 1 forever", "2"));
+    let run = eval(
+        &task,
+        EvalOptions::new()
+            .model("mockllm/model")
+            .log_dir(dir.path())
+            .log_format(LogFormat::Json)
+            .fail_on_error(FailOnError::Never),
+    )
+    .await
+    .unwrap();
+    let path = run.location.clone().unwrap();
+
+    // As written: inputs are references into the pool.
+    let raw: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let sample = &raw["samples"][0];
+    let pool = sample["events_data"]["messages"].as_array().unwrap();
+    let conversation = sample["messages"].as_array().unwrap().len();
+    assert!(conversation >= 100, "{conversation}");
+    assert!(
+        pool.len() <= conversation,
+        "each message once: {} pooled for {conversation}",
+        pool.len()
+    );
+    let models: Vec<&Value> = sample["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "model")
+        .collect();
+    assert!(models.len() >= 40, "{}", models.len());
+    for event in &models {
+        assert_eq!(event["input"], Value::Array(vec![]), "{event}");
+        assert!(event["input_refs"].is_array(), "{event}");
+    }
+
+    // As read, by us and by the reference: the last model event has the whole conversation
+    // before its answer.
+    let ours = read_eval_log(&path).unwrap();
+    let ours = &ours.samples.unwrap()[0];
+    assert!(ours.events_data.is_none());
+    let last_input = |events: &[Value]| {
+        events
+            .iter()
+            .filter(|e| e["event"] == "model")
+            .last()
+            .unwrap()["input"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let our_last = last_input(&ours.events);
+    assert!(our_last + 2 >= conversation, "{our_last} of {conversation}");
+    let theirs = reference_reading(&python, &path);
+    let their_events = theirs["samples"][0]["events"].as_array().unwrap();
+    assert_eq!(last_input(their_events), our_last);
+    contains(
+        &theirs["samples"][0]["events"],
+        &Value::Array(ours.events.clone()),
+        "events",
+    )
+    .unwrap();
+}

@@ -1,6 +1,7 @@
 //! Actuator's events and messages in the reference's log shapes: ISO timestamps, `working_start`,
 //! event tags and field names as `inspect_ai.event` has them.
 
+use crate::log::pool::MessagePool;
 use actuator_events::{Event, EventSink, ToolEvent, unix_now};
 use actuator_model::new_id;
 use serde_json::{Map, Value, json};
@@ -157,7 +158,14 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
 }
 
 /// One event in the reference's shapes (an approval becomes its own event before the tool's).
-pub(crate) fn event_json(at: f64, event: &Event, sample_start: f64) -> Vec<Value> {
+/// A model event's input goes into `pool` (the sample's `events_data`) and the event keeps
+/// references to it.
+pub(crate) fn event_json(
+    at: f64,
+    event: &Event,
+    sample_start: f64,
+    pool: &mut MessagePool,
+) -> Vec<Value> {
     match event {
         Event::Tool(t) => tool_event(t, sample_start),
         // The log drops these (see `StampedLog`); given one, it is the reference's pending event.
@@ -165,7 +173,8 @@ pub(crate) fn event_json(at: f64, event: &Event, sample_start: f64) -> Vec<Value
         Event::Model(m) => {
             let mut e = base("model", m.started_at, sample_start);
             e.insert("model".into(), m.model.clone().into());
-            e.insert("input".into(), to_value(&m.input));
+            e.insert("input".into(), json!([]));
+            e.insert("input_refs".into(), pool.refs(m.input.iter()));
             e.insert("tools".into(), to_value(&m.tools));
             e.insert("tool_choice".into(), to_value(&m.tool_choice));
             e.insert("config".into(), generate_config(&to_value(&m.config)));
@@ -277,9 +286,14 @@ mod tests {
         let kept: Vec<Event> = log.take().into_iter().map(|(_, e)| e).collect();
         assert_eq!(kept, vec![Event::Tool(Box::new(done))]);
         // Converted anyway, a pending event has the reference's pending shape.
-        let [json] = event_json(1.0, &Event::ToolPending(pending), 0.0)
-            .try_into()
-            .unwrap_or_else(|_| panic!());
+        let [json] = event_json(
+            1.0,
+            &Event::ToolPending(pending),
+            0.0,
+            &mut MessagePool::default(),
+        )
+        .try_into()
+        .unwrap_or_else(|_| panic!());
         assert_eq!(
             (json["event"].as_str(), json["id"].as_str()),
             (Some("tool"), Some("call_1"))
@@ -292,7 +306,7 @@ mod tests {
             ModelRetryEvent::new("openai/gpt", 2, 1.5, "HTTP 429: slow down")
                 .with_status(Some(429)),
         );
-        let [note] = event_json(100.0, &retry, 99.0)
+        let [note] = event_json(100.0, &retry, 99.0, &mut MessagePool::default())
             .try_into()
             .unwrap_or_else(|_| panic!());
         assert_eq!(note["event"], "info");
@@ -316,9 +330,12 @@ mod tests {
                 retries,
             }))
         };
-        assert_eq!(event_json(100.0, &model(2), 99.0)[0]["retries"], 2);
+        assert_eq!(
+            event_json(100.0, &model(2), 99.0, &mut MessagePool::default())[0]["retries"],
+            2
+        );
         assert!(
-            event_json(100.0, &model(0), 99.0)[0]
+            event_json(100.0, &model(0), 99.0, &mut MessagePool::default())[0]
                 .get("retries")
                 .is_none()
         );

@@ -4,6 +4,7 @@
 pub(crate) mod convert;
 pub(crate) mod file;
 mod merge;
+pub(crate) mod pool;
 mod read;
 pub mod schema;
 mod zip_append;

@@ -9,6 +9,7 @@ use zip::ZipArchive;
 
 use crate::error::LogError;
 use crate::error::{format_err, io, zip_err};
+use crate::log::pool::resolve_events_data;
 use crate::log::schema::{EvalLog, EvalSample};
 
 /// Reads a log either format, with its samples in id and epoch order.
@@ -73,6 +74,9 @@ pub fn read_eval_log(path: impl AsRef<Path>) -> Result<EvalLog, LogError> {
         log
     };
     if let Some(samples) = &mut log.samples {
+        for sample in samples.iter_mut() {
+            resolve_events_data(&mut sample.events, sample.events_data.take());
+        }
         samples.sort_by(|a, b| (&a.id, a.epoch).cmp(&(&b.id, b.epoch)));
     }
     Ok(log)

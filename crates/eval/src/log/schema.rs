@@ -209,9 +209,14 @@ pub struct EvalSample {
     /// The task state's store.
     #[serde(default)]
     pub store: Map<String, Value>,
-    /// The transcript.
+    /// The transcript. Written condensed: model events refer to `events_data`'s message
+    /// pool (`input_refs`), as the reference writes them; read back with every event's
+    /// input in place.
     #[serde(default)]
     pub events: Vec<Value>,
+    /// The pool the condensed events refer to (`messages`, `calls`); `None` once resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_data: Option<Value>,
     /// Model name → usage.
     #[serde(default)]
     pub model_usage: Map<String, Value>,
