@@ -139,7 +139,7 @@ mod tests {
         }
         let other = ChatMessage::user("other");
         let mut pool = MessagePool::default();
-        assert_eq!(pool.refs(&[a, other.clone(), b]), json!([[0, 2], [0, 1]]));
+        assert_eq!(pool.refs(&[a, other, b]), json!([[0, 2], [0, 1]]));
     }
 
     #[test]
