@@ -243,7 +243,7 @@ async fn a_long_conversation_is_written_once_and_read_back_in_full() {
     )
     .await
     .unwrap();
-    let path = run.location.clone().unwrap();
+    let path = run.location.unwrap();
 
     // As written: inputs are references into the pool.
     let raw: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -274,11 +274,7 @@ async fn a_long_conversation_is_written_once_and_read_back_in_full() {
     let ours = &ours.samples.unwrap()[0];
     assert!(ours.events_data.is_none());
     let last_input = |events: &[Value]| {
-        events
-            .iter()
-            .filter(|e| e["event"] == "model")
-            .last()
-            .unwrap()["input"]
+        events.iter().rfind(|e| e["event"] == "model").unwrap()["input"]
             .as_array()
             .unwrap()
             .len()
