@@ -125,7 +125,8 @@ pub struct ToolServer {
     pub(crate) listed: Arc<[Tool]>,
     pub(crate) options: Arc<ServeOptions>,
     pub(crate) catalog: Arc<Catalog>,
-    /// This copy's client session (each HTTP session gets its own copy).
+    /// This copy's client session (each HTTP session and each `serve_io` connection gets its
+    /// own copy).
     pub(crate) session: Arc<SessionState>,
     pub(crate) sessions: Arc<SessionRegistry>,
 }
@@ -293,13 +294,17 @@ impl ToolServer {
     }
 
     /// Serves one connection over a reader and a writer (a pipe, a socket, `tokio::io::duplex`)
-    /// until the client closes it.
+    /// until the client closes it. The connection is its own client session (log level,
+    /// subscriptions), also when clones of one server serve several connections.
     pub async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), McpError>
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
+        // Clones share `self.session`: without a session of its own, one client's
+        // `logging/setLevel` or `resources/subscribe` would reach every other connection.
         let running = self
+            .for_session()
             .serve((reader, writer))
             .await
             .map_err(|e| McpError::serve_from("the MCP handshake failed", e))?;

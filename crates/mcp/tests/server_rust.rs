@@ -13,9 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actuator_mcp::{
-    HttpOptions, McpClient, McpServer, ServeOptions, ToolServer, mcp_tools, serve_http,
+    HttpOptions, McpClient, McpServer, Resource, ServeOptions, ToolServer, mcp_tools, serve_http,
 };
-use actuator_tool_core::{ToolContext, ToolErrorKind};
+use actuator_tool_core::{
+    LogEntry, LogLevel, ToolArgs, ToolContext, ToolDef, ToolErrorKind, ToolFailure,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -136,25 +138,41 @@ impl Raw {
         self.send_line(&message.to_string()).await;
     }
 
+    /// The next message the server writes (bounded wait).
+    async fn next_message(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("a message within 10 s")
+            .unwrap()
+            .expect("the server closed the pipe");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// The messages before the answer with this id, and the answer (bounded wait).
+    async fn until(&mut self, id: i64) -> (Vec<Value>, Value) {
+        let mut before = Vec::new();
+        loop {
+            let message = self.next_message().await;
+            if message["id"] == id {
+                return (before, message);
+            }
+            before.push(message);
+        }
+    }
+
     /// The next message with this id (bounded wait).
     async fn response(&mut self, id: i64) -> Value {
-        let wait = async {
-            loop {
-                let line = self
-                    .lines
-                    .next_line()
-                    .await
-                    .unwrap()
-                    .expect("the server closed the pipe");
-                let message: Value = serde_json::from_str(&line).unwrap();
-                if message["id"] == id {
-                    return message;
-                }
+        self.until(id).await.1
+    }
+
+    /// The next notification with this method (bounded wait).
+    async fn notification(&mut self, method: &str) -> Value {
+        loop {
+            let message = self.next_message().await;
+            if message["method"] == method && message.get("id").is_none() {
+                return message;
             }
-        };
-        tokio::time::timeout(Duration::from_secs(10), wait)
-            .await
-            .expect("a response within 10 s")
+        }
     }
 }
 
@@ -197,6 +215,96 @@ async fn protocol_errors_never_crash_the_server() {
         .await;
     let ok = raw.response(5).await;
     assert_eq!(ok["result"]["content"][0]["text"], "4", "{ok}");
+}
+
+/// `note`: logs one line at info level.
+fn note_tool() -> ToolDef {
+    ToolDef::builder("note")
+        .description("Logs one line at info level.")
+        .handler(|_args: ToolArgs, ctx: ToolContext| async move {
+            ctx.log(LogEntry::new(LogLevel::Info, "noted"));
+            Ok::<_, ToolFailure>("noted")
+        })
+        .build()
+        .unwrap()
+}
+
+/// Whether any of `messages` is a notification with this method.
+fn has_notification(messages: &[Value], method: &str) -> bool {
+    messages.iter().any(|m| m["method"] == method)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_served_from_clones_keep_their_own_subscriptions() {
+    let server = ToolServer::new([note_tool()], ServeOptions::default().name("served"))
+        .unwrap()
+        .with_resources([
+            Resource::text("test://a", "a", "text/plain", "A"),
+            Resource::text("test://b", "b", "text/plain", "B"),
+        ])
+        .unwrap();
+    // Two connections, each served by a clone of one server (as a stdio server that accepts
+    // several pipes would).
+    let (mut a, _a_task) = Raw::start(server.clone()).await;
+    let (mut b, _b_task) = Raw::start(server.clone()).await;
+    a.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "test://a"}}),
+    )
+    .await;
+    assert!(a.response(1).await["result"].is_object());
+    b.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "test://b"}}),
+    )
+    .await;
+    assert!(b.response(1).await["result"].is_object());
+
+    // A change to A's resource reaches A, and only A.
+    assert_eq!(server.resource_updated("test://a").await, 1);
+    let updated = a.notification("notifications/resources/updated").await;
+    assert_eq!(updated["params"]["uri"], "test://a");
+    b.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await;
+    let (before, _) = b.until(2).await;
+    assert!(
+        !has_notification(&before, "notifications/resources/updated"),
+        "B heard of A's resource: {before:?}"
+    );
+    // Unsubscribing on B leaves A's subscription alone.
+    b.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "resources/unsubscribe",
+        "params": {"uri": "test://a"}}),
+    )
+    .await;
+    assert!(b.response(3).await["result"].is_object());
+    assert_eq!(server.resource_updated("test://a").await, 1);
+    let updated = a.notification("notifications/resources/updated").await;
+    assert_eq!(updated["params"]["uri"], "test://a");
+
+    // A asks for errors only; B keeps the default (info) and still hears the tool's log.
+    a.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel",
+        "params": {"level": "error"}}),
+    )
+    .await;
+    assert!(a.response(4).await["result"].is_object());
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "note", "arguments": {}}});
+    a.send(&call).await;
+    let (before, answer) = a.until(5).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "noted");
+    assert!(
+        !has_notification(&before, "notifications/message"),
+        "A asked for errors only: {before:?}"
+    );
+    b.send(&call).await;
+    let (before, answer) = b.until(5).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "noted");
+    assert!(
+        has_notification(&before, "notifications/message"),
+        "B's level is its own (info): {before:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
