@@ -83,6 +83,7 @@ mod resources;
 mod sampling;
 mod served_call;
 mod served_handler;
+mod served_io;
 mod served_session;
 mod server;
 mod sessions;

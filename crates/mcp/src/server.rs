@@ -114,6 +114,8 @@ impl ServeOptions {
 ///   `ToolError`) is a result with `isError: true` whose text is the error's message;
 /// - a fatal error or a panic is a JSON-RPC internal error (-32603), and the server goes on;
 /// - an unknown tool is a JSON-RPC invalid-params error (-32602) `Tool {name} not found`;
+/// - `params` that do not fit their method are one too (`invalid params for {method}:
+///   {reason}`), an unknown method is method-not-found (-32601);
 /// - a text result that is a JSON object is also sent as `structuredContent`;
 /// - `notifications/cancelled` for a running call drops it (the tool's future is cancelled).
 ///
@@ -305,7 +307,7 @@ impl ToolServer {
         // `logging/setLevel` or `resources/subscribe` would reach every other connection.
         let running = self
             .for_session()
-            .serve((reader, writer))
+            .serve(crate::served_io::checked_io(reader, writer))
             .await
             .map_err(|e| McpError::serve_from("the MCP handshake failed", e))?;
         running

@@ -217,6 +217,40 @@ async fn protocol_errors_never_crash_the_server() {
     assert_eq!(ok["result"]["content"][0]["text"], "4", "{ok}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn params_of_the_wrong_shape_are_invalid_params_not_an_unknown_method() {
+    let (mut raw, _task) = Raw::start(server(Arc::default())).await;
+    // A known method whose params do not fit it: -32602, naming the method and serde's reason.
+    let wrong = [
+        (10, "tools/call", json!({"name": 5})),
+        (11, "resources/read", json!([])),
+        (12, "logging/setLevel", json!({"level": 3})),
+        (13, "prompts/get", json!("greeting")),
+        (14, "tools/list", json!(7)),
+    ];
+    for (id, method, params) in wrong {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        let answer = raw.response(id).await;
+        assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        let prefix = format!("invalid params for {method}: ");
+        assert!(
+            message.starts_with(&prefix) && message.len() > prefix.len(),
+            "{method}: {message}"
+        );
+    }
+    // A method that does not exist is still -32601, with or without params.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 15, "method": "no/such_method", "params": {"a": 1}}))
+        .await;
+    assert_eq!(raw.response(15).await["error"]["code"], -32601);
+    // And the server goes on.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 16, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"x": 2, "y": 3}}}))
+        .await;
+    assert_eq!(raw.response(16).await["result"]["content"][0]["text"], "5");
+}
+
 /// `note`: logs one line at info level.
 fn note_tool() -> ToolDef {
     ToolDef::builder("note")
