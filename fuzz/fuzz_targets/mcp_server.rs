@@ -1,8 +1,10 @@
-//! Fuzzes the MCP server's request handling: a `ToolServer` (tools `add`, `echo` and `fail`)
+//! Fuzzes the MCP server's request handling: a `ToolServer` (tools `add`, `echo`, `fail` and
+//! `note`, which logs; a resource, a resource template and a prompt, both with completions)
 //! served over an in-memory duplex pipe with rmcp's newline-delimited JSON transport, exactly
 //! as `serve_stdio` serves it. After a valid `initialize` handshake, each line of the input is
-//! sent to the server as one message, then a `ping` probe. A panic, a hang or a broken
-//! invariant is a finding; the invariants are listed in docs/fuzzing.md.
+//! sent to the server as one message, then a `ping` probe; then the resource is reported
+//! changed (`resource_updated`). A panic, a hang or a broken invariant is a finding; the
+//! invariants are listed in docs/fuzzing.md.
 
 #![no_main]
 
@@ -10,8 +12,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use actuator_mcp::{ServeOptions, ToolServer};
-use actuator_tool_core::{ParamsBuilder, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure};
+use actuator_mcp::{
+    Prompt, PromptArgument, PromptMessage, Resource, ResourceContent, ResourceTemplate,
+    ServeOptions, ToolServer,
+};
+use actuator_tool_core::{
+    LogEntry, LogLevel, ParamsBuilder, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure,
+};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -68,9 +75,63 @@ static SERVER: LazyLock<ToolServer> = LazyLock::new(|| {
         })
         .build()
         .expect("fail is well defined");
-    ToolServer::new([add, echo, fail], ServeOptions::default().name("fuzz"))
-        .expect("the fuzz server is well defined")
+    // Logs at three levels, so `logging/setLevel` decides what the client sees.
+    let note = ToolDef::builder("note")
+        .description("Logs a debug, an info and an error line.")
+        .handler(|_args: ToolArgs, ctx: ToolContext| async move {
+            for level in [LogLevel::Debug, LogLevel::Info, LogLevel::Error] {
+                ctx.log(LogEntry::new(level, "noted"));
+            }
+            Ok::<_, ToolFailure>("noted")
+        })
+        .build()
+        .expect("note is well defined");
+    let readme = Resource::text(README, "readme", "text/plain", "Read me.");
+    let item = ResourceTemplate::new("fuzz://item/{id}", "item")
+        .expect("a level-1 template")
+        .mime_type("application/json")
+        .read(|read| async move {
+            let id = read.params.get("id").cloned().unwrap_or_default();
+            let body = json!({"id": id}).to_string();
+            Ok(vec![ResourceContent::text(
+                read.uri,
+                "application/json",
+                body,
+            )])
+        })
+        .complete("id", |typed, _| complete(&["1", "12", "123"], typed));
+    let greet = Prompt::new("greet")
+        .description("Greets someone.")
+        .argument(PromptArgument::new("name").description("Who.").required())
+        .argument(PromptArgument::new("tone").description("How."))
+        .get(|args| async move {
+            let name = args.get("name").cloned().unwrap_or_default();
+            Ok(vec![PromptMessage::user(format!("Hello, {name}."))])
+        })
+        .complete("name", |typed, _| {
+            complete(&["ada", "alan", "grace"], typed)
+        });
+    ToolServer::new(
+        [add, echo, fail, note],
+        ServeOptions::default().name("fuzz"),
+    )
+    .and_then(|s| s.with_resources([readme]))
+    .and_then(|s| s.with_resource_templates([item]))
+    .and_then(|s| s.with_prompts([greet]))
+    .expect("the fuzz server is well defined")
 });
+
+/// The fixed resource's URI (the one `resource_updated` reports after each input).
+const README: &str = "fuzz://readme";
+
+/// The values that start with what was typed.
+fn complete(values: &[&str], typed: &str) -> Vec<String> {
+    values
+        .iter()
+        .filter(|v| v.starts_with(typed))
+        .map(|v| (*v).to_owned())
+        .collect()
+}
 
 fuzz_target!(|data: &[u8]| {
     RUNTIME.block_on(exchange(data));
@@ -250,6 +311,33 @@ async fn exchange(data: &[u8]) {
         required
     );
     assert!(probe_answered, "the probe ping was not answered");
+
+    // A change to the resource reaches this connection's session at most: every connection
+    // has its own, and the sessions of earlier inputs have ended.
+    // The pipe is read meanwhile, so a full pipe cannot hold the notification up.
+    let told = tokio::time::timeout(ANSWER_WITHIN, async {
+        let update = SERVER.resource_updated(README);
+        tokio::pin!(update);
+        loop {
+            tokio::select! {
+                told = &mut update => return told,
+                line = lines.next_line() => match line {
+                    Ok(Some(line)) => check_well_formed(
+                        &serde_json::from_str(&line).unwrap_or_else(|e| {
+                            panic!("the server wrote a line that is not JSON ({e}): {line}")
+                        }),
+                    ),
+                    _ => return update.await,
+                },
+            }
+        }
+    })
+    .await
+    .expect("resource_updated returns in time");
+    assert!(
+        told <= 1,
+        "{told} sessions were told of one connection's subscription"
+    );
 
     // Closing the client's side ends the server cleanly.
     let mut client_write = writer.await.expect("the writer task ends");

@@ -93,6 +93,7 @@ mod sampling;
 mod sampling_policy;
 mod served_call;
 mod served_handler;
+mod served_io;
 mod served_session;
 mod server;
 mod sessions;

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 
 use actuator_tool_core::{LogLevel, TraceContext};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeRequestParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    RequestMetaObject, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -55,6 +56,35 @@ fn string_map(value: &Value, what: &str) -> Result<BTreeMap<String, String>, Err
             )),
         })
         .collect()
+}
+
+/// Why `params` do not fit `method`, when `method` is one this server answers; `None` for any
+/// other method. rmcp reads a request whose params do not fit its method as a custom request
+/// (its catch-all), so this is where a known method's bad params arrive: they are invalid
+/// params (-32602), not an unknown method (-32601).
+pub(crate) fn params_mismatch(method: &str, params: Option<Value>) -> Option<String> {
+    fn reason<P: DeserializeOwned>(params: Value) -> String {
+        match serde_json::from_value::<P>(params) {
+            Err(e) => e.to_string(),
+            // The params alone read, the request did not (say, a `_meta` of the wrong type).
+            Ok(_) => "they do not have the shape the method takes".to_owned(),
+        }
+    }
+    let params = params.unwrap_or(Value::Null);
+    Some(match method {
+        "initialize" => reason::<InitializeRequestParams>(params),
+        "tools/call" => reason::<CallToolRequestParams>(params),
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+            reason::<Option<PaginatedRequestParams>>(params)
+        }
+        "resources/read" => reason::<ReadResourceRequestParams>(params),
+        "resources/subscribe" => reason::<SubscribeRequestParams>(params),
+        "resources/unsubscribe" => reason::<UnsubscribeRequestParams>(params),
+        "prompts/get" => reason::<GetPromptRequestParams>(params),
+        "completion/complete" => reason::<CompleteRequestParams>(params),
+        "logging/setLevel" => reason::<SetLevelRequestParams>(params),
+        _ => return None,
+    })
 }
 
 impl ToolServer {
@@ -333,6 +363,44 @@ impl ServerHandler for ToolServer {
         };
         let completion = completer.map_or_else(no_completion, |c| c.complete(value, &context));
         from_wire(json!({"completion": completion}))
+    }
+
+    /// A method rmcp does not know is not found (-32601); a known method whose params did not
+    /// fit it (see `params_mismatch`) is invalid params (-32602), with serde's reason.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let CustomRequest { method, params, .. } = request;
+        match params_mismatch(&method, params) {
+            Some(reason) => Err(ErrorData::invalid_params(
+                format!("invalid params for {method}: {reason}"),
+                None,
+            )),
+            None => Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_methods_this_server_answers_have_invalid_params() {
+        let reason = params_mismatch("tools/call", Some(json!({"name": 5})));
+        assert!(reason.is_some_and(|r| r.contains("invalid type")));
+        assert!(params_mismatch("resources/read", None).is_some());
+        // Unknown here: rmcp's tasks and skills, the client's own methods, anything else.
+        for method in [
+            "tasks/get",
+            "sampling/createMessage",
+            "ping",
+            "no/such_method",
+        ] {
+            assert_eq!(params_mismatch(method, Some(json!([]))), None, "{method}");
+        }
     }
 }
 

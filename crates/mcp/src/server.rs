@@ -116,6 +116,8 @@ impl ServeOptions {
 ///   `ToolError`) is a result with `isError: true` whose text is the error's message;
 /// - a fatal error or a panic is a JSON-RPC internal error (-32603), and the server goes on;
 /// - an unknown tool is a JSON-RPC invalid-params error (-32602) `Tool {name} not found`;
+/// - `params` that do not fit their method are one too (`invalid params for {method}:
+///   {reason}`), an unknown method is method-not-found (-32601);
 /// - a text result that is a JSON object is also sent as `structuredContent`;
 /// - `notifications/cancelled` for a running call drops it (the tool's future is cancelled).
 ///
@@ -127,7 +129,8 @@ pub struct ToolServer {
     pub(crate) listed: Arc<[Tool]>,
     pub(crate) options: Arc<ServeOptions>,
     pub(crate) catalog: Arc<Catalog>,
-    /// This copy's client session (each HTTP session gets its own copy).
+    /// This copy's client session (each HTTP session and each `serve_io` connection gets its
+    /// own copy).
     pub(crate) session: Arc<SessionState>,
     pub(crate) sessions: Arc<SessionRegistry>,
 }
@@ -295,14 +298,18 @@ impl ToolServer {
     }
 
     /// Serves one connection over a reader and a writer (a pipe, a socket, `tokio::io::duplex`)
-    /// until the client closes it.
+    /// until the client closes it. The connection is its own client session (log level,
+    /// subscriptions), also when clones of one server serve several connections.
     pub async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), McpError>
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
+        // Clones share `self.session`: without a session of its own, one client's
+        // `logging/setLevel` or `resources/subscribe` would reach every other connection.
         let running = self
-            .serve((reader, writer))
+            .for_session()
+            .serve(crate::served_io::checked_io(reader, writer))
             .await
             .map_err(|e| McpError::serve_from("the MCP handshake failed", e))?;
         running

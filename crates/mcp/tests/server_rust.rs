@@ -13,9 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actuator_mcp::{
-    HttpOptions, McpClient, McpServer, ServeOptions, ToolServer, mcp_tools, serve_http,
+    HttpOptions, McpClient, McpServer, Resource, ServeOptions, ToolServer, mcp_tools, serve_http,
 };
-use actuator_tool_core::{ToolContext, ToolErrorKind};
+use actuator_tool_core::{
+    LogEntry, LogLevel, ToolArgs, ToolContext, ToolDef, ToolErrorKind, ToolFailure,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -136,25 +138,41 @@ impl Raw {
         self.send_line(&message.to_string()).await;
     }
 
+    /// The next message the server writes (bounded wait).
+    async fn next_message(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("a message within 10 s")
+            .unwrap()
+            .expect("the server closed the pipe");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// The messages before the answer with this id, and the answer (bounded wait).
+    async fn until(&mut self, id: i64) -> (Vec<Value>, Value) {
+        let mut before = Vec::new();
+        loop {
+            let message = self.next_message().await;
+            if message["id"] == id {
+                return (before, message);
+            }
+            before.push(message);
+        }
+    }
+
     /// The next message with this id (bounded wait).
     async fn response(&mut self, id: i64) -> Value {
-        let wait = async {
-            loop {
-                let line = self
-                    .lines
-                    .next_line()
-                    .await
-                    .unwrap()
-                    .expect("the server closed the pipe");
-                let message: Value = serde_json::from_str(&line).unwrap();
-                if message["id"] == id {
-                    return message;
-                }
+        self.until(id).await.1
+    }
+
+    /// The next notification with this method (bounded wait).
+    async fn notification(&mut self, method: &str) -> Value {
+        loop {
+            let message = self.next_message().await;
+            if message["method"] == method && message.get("id").is_none() {
+                return message;
             }
-        };
-        tokio::time::timeout(Duration::from_secs(10), wait)
-            .await
-            .expect("a response within 10 s")
+        }
     }
 }
 
@@ -197,6 +215,193 @@ async fn protocol_errors_never_crash_the_server() {
         .await;
     let ok = raw.response(5).await;
     assert_eq!(ok["result"]["content"][0]["text"], "4", "{ok}");
+}
+
+/// A client that floods requests the server answers itself (invalid params) and never reads
+/// the answers is no longer read once a few answers wait: the server's memory stays bounded.
+/// When the client reads again, every request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_flooding_bad_requests_without_reading_is_paused_not_buffered() {
+    const FLOOD: usize = 20_000;
+    let (ours, theirs) = tokio::io::duplex(4096);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let serving = tokio::spawn(server(Arc::default()).serve_io(their_read, their_write));
+    let (read, mut write) = tokio::io::split(ours);
+    let mut lines = BufReader::new(read).lines();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "flood", "version": "0"}}});
+    write
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    assert!(
+        lines
+            .next_line()
+            .await
+            .unwrap()
+            .unwrap()
+            .contains("serverInfo")
+    );
+    let mut flood = String::new();
+    for id in 1..=FLOOD {
+        flood.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"resources/read\",\"params\":[]}}\n"
+        ));
+    }
+    let writing = tokio::spawn(async move {
+        write.write_all(flood.as_bytes()).await.unwrap();
+        write
+    });
+    // Nobody reads the answers: the server stops reading long before the flood is in.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        !writing.is_finished(),
+        "the server read the whole flood with nobody reading its answers"
+    );
+    // Reading again, every request gets its answer.
+    let mut answered = 0;
+    let drain = async {
+        while answered < FLOOD {
+            let line = lines
+                .next_line()
+                .await
+                .unwrap()
+                .expect("the server answers");
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(answer["error"]["code"], -32602, "{answer}");
+            answered += 1;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), drain)
+        .await
+        .expect("every request is answered once the client reads");
+    let _write = writing.await.unwrap();
+    serving.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn params_of_the_wrong_shape_are_invalid_params_not_an_unknown_method() {
+    let (mut raw, _task) = Raw::start(server(Arc::default())).await;
+    // A known method whose params do not fit it: -32602, naming the method and serde's reason.
+    let wrong = [
+        (10, "tools/call", json!({"name": 5})),
+        (11, "resources/read", json!([])),
+        (12, "logging/setLevel", json!({"level": 3})),
+        (13, "prompts/get", json!("greeting")),
+        (14, "tools/list", json!(7)),
+    ];
+    for (id, method, params) in wrong {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        let answer = raw.response(id).await;
+        assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        let prefix = format!("invalid params for {method}: ");
+        assert!(
+            message.starts_with(&prefix) && message.len() > prefix.len(),
+            "{method}: {message}"
+        );
+    }
+    // A method that does not exist is still -32601, with or without params.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 15, "method": "no/such_method", "params": {"a": 1}}))
+        .await;
+    assert_eq!(raw.response(15).await["error"]["code"], -32601);
+    // And the server goes on.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 16, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"x": 2, "y": 3}}}))
+        .await;
+    assert_eq!(raw.response(16).await["result"]["content"][0]["text"], "5");
+}
+
+/// `note`: logs one line at info level.
+fn note_tool() -> ToolDef {
+    ToolDef::builder("note")
+        .description("Logs one line at info level.")
+        .handler(|_args: ToolArgs, ctx: ToolContext| async move {
+            ctx.log(LogEntry::new(LogLevel::Info, "noted"));
+            Ok::<_, ToolFailure>("noted")
+        })
+        .build()
+        .unwrap()
+}
+
+/// Whether any of `messages` is a notification with this method.
+fn has_notification(messages: &[Value], method: &str) -> bool {
+    messages.iter().any(|m| m["method"] == method)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_served_from_clones_keep_their_own_subscriptions() {
+    let server = ToolServer::new([note_tool()], ServeOptions::default().name("served"))
+        .unwrap()
+        .with_resources([
+            Resource::text("test://a", "a", "text/plain", "A"),
+            Resource::text("test://b", "b", "text/plain", "B"),
+        ])
+        .unwrap();
+    // Two connections, each served by a clone of one server (as a stdio server that accepts
+    // several pipes would).
+    let (mut a, _a_task) = Raw::start(server.clone()).await;
+    let (mut b, _b_task) = Raw::start(server.clone()).await;
+    a.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "test://a"}}),
+    )
+    .await;
+    assert!(a.response(1).await["result"].is_object());
+    b.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "test://b"}}),
+    )
+    .await;
+    assert!(b.response(1).await["result"].is_object());
+
+    // A change to A's resource reaches A, and only A.
+    assert_eq!(server.resource_updated("test://a").await, 1);
+    let updated = a.notification("notifications/resources/updated").await;
+    assert_eq!(updated["params"]["uri"], "test://a");
+    b.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await;
+    let (before, _) = b.until(2).await;
+    assert!(
+        !has_notification(&before, "notifications/resources/updated"),
+        "B heard of A's resource: {before:?}"
+    );
+    // Unsubscribing on B leaves A's subscription alone.
+    b.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "resources/unsubscribe",
+        "params": {"uri": "test://a"}}),
+    )
+    .await;
+    assert!(b.response(3).await["result"].is_object());
+    assert_eq!(server.resource_updated("test://a").await, 1);
+    let updated = a.notification("notifications/resources/updated").await;
+    assert_eq!(updated["params"]["uri"], "test://a");
+
+    // A asks for errors only; B keeps the default (info) and still hears the tool's log.
+    a.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel",
+        "params": {"level": "error"}}),
+    )
+    .await;
+    assert!(a.response(4).await["result"].is_object());
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "note", "arguments": {}}});
+    a.send(&call).await;
+    let (before, answer) = a.until(5).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "noted");
+    assert!(
+        !has_notification(&before, "notifications/message"),
+        "A asked for errors only: {before:?}"
+    );
+    b.send(&call).await;
+    let (before, answer) = b.until(5).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "noted");
+    assert!(
+        has_notification(&before, "notifications/message"),
+        "B's level is its own (info): {before:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
