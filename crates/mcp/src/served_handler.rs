@@ -383,27 +383,6 @@ impl ServerHandler for ToolServer {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_methods_this_server_answers_have_invalid_params() {
-        let reason = params_mismatch("tools/call", Some(json!({"name": 5})));
-        assert!(reason.is_some_and(|r| r.contains("invalid type")));
-        assert!(params_mismatch("resources/read", None).is_some());
-        // Unknown here: rmcp's tasks and skills, the client's own methods, anything else.
-        for method in [
-            "tasks/get",
-            "sampling/createMessage",
-            "ping",
-            "no/such_method",
-        ] {
-            assert_eq!(params_mismatch(method, Some(json!([]))), None, "{method}");
-        }
-    }
-}
-
 /// The caller's W3C trace context from the request's `_meta`, when it sent a valid one (an
 /// invalid one is ignored, as the specification asks, and logged at debug).
 fn call_trace(
@@ -423,6 +402,27 @@ fn call_trace(
         Err(e) => {
             tracing::debug!(error = %e, "ignoring the MCP request's traceparent");
             None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_methods_this_server_answers_have_invalid_params() {
+        let reason = params_mismatch("tools/call", Some(json!({"name": 5})));
+        assert!(reason.is_some_and(|r| r.contains("invalid type")));
+        assert!(params_mismatch("resources/read", None).is_some());
+        // Unknown here: rmcp's tasks and skills, the client's own methods, anything else.
+        for method in [
+            "tasks/get",
+            "sampling/createMessage",
+            "ping",
+            "no/such_method",
+        ] {
+            assert_eq!(params_mismatch(method, Some(json!([]))), None, "{method}");
         }
     }
 }
