@@ -24,21 +24,7 @@ async fn every_server_scenario_of_the_suite_passes() {
     let Some(suite) = Suite::installed() else {
         return;
     };
-    let http = serve_http(conformance_server(), HttpOptions::default())
-        .await
-        .expect("the server starts");
-    let out = tempfile::tempdir().expect("a temp dir");
-    let url = http.url();
-    let run = suite
-        .run(
-            &["server", "--url", &url, "--suite", "all", "-o"],
-            out.path(),
-            Duration::from_secs(300),
-        )
-        .await;
-    http.shutdown().await;
-    let results = scenario_results(out.path());
-    report_and_check(&results, out.path(), &run);
+    against_our_server(&suite, &["--suite", "all"]).await;
 }
 
 /// The suite's 0.2.0 prerelease, running exactly what spec revision 2025-11-25 requires
@@ -48,28 +34,23 @@ async fn the_next_suite_passes_every_server_scenario_2025_11_25_requires() {
     let Some(suite) = Suite::next() else {
         return;
     };
+    against_our_server(&suite, &["--requirements", "2025-11-25"]).await;
+}
+
+/// Runs `suite`'s server scenarios `selection` against our conformance server over HTTP,
+/// and checks each passed.
+async fn against_our_server(suite: &Suite, selection: &[&str]) {
     let http = serve_http(conformance_server(), HttpOptions::default())
         .await
         .expect("the server starts");
     let out = tempfile::tempdir().expect("a temp dir");
     let url = http.url();
-    let run = suite
-        .run(
-            &[
-                "server",
-                "--url",
-                &url,
-                "--requirements",
-                "2025-11-25",
-                "-o",
-            ],
-            out.path(),
-            Duration::from_secs(300),
-        )
-        .await;
+    let mut args = vec!["server", "--url", &url];
+    args.extend_from_slice(selection);
+    args.push("-o");
+    let run = suite.run(&args, out.path(), Duration::from_secs(300)).await;
     http.shutdown().await;
     let results = scenario_results(out.path());
-    println!("{run}");
     report_and_check(&results, out.path(), &run);
 }
 
