@@ -94,6 +94,7 @@ mod sampling_policy;
 mod served_call;
 mod served_handler;
 mod served_io;
+mod served_params;
 mod served_session;
 mod server;
 mod sessions;

@@ -11,10 +11,10 @@ use actuator_tool_core::{LogLevel, TraceContext};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, Implementation,
-    InitializeRequestParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    RequestMetaObject, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -25,6 +25,7 @@ use tracing::Instrument;
 use crate::complete::no_completion;
 use crate::resources::{ResourceContent, ResourceRead};
 use crate::served_call::CallSession;
+use crate::served_params::params_mismatch;
 use crate::server::ToolServer;
 
 /// MCP's code for a resource that does not exist.
@@ -56,35 +57,6 @@ fn string_map(value: &Value, what: &str) -> Result<BTreeMap<String, String>, Err
             )),
         })
         .collect()
-}
-
-/// Why `params` do not fit `method`, when `method` is one this server answers; `None` for any
-/// other method. rmcp reads a request whose params do not fit its method as a custom request
-/// (its catch-all), so this is where a known method's bad params arrive: they are invalid
-/// params (-32602), not an unknown method (-32601).
-pub(crate) fn params_mismatch(method: &str, params: Option<Value>) -> Option<String> {
-    fn reason<P: DeserializeOwned>(params: Value) -> String {
-        match serde_json::from_value::<P>(params) {
-            Err(e) => e.to_string(),
-            // The params alone read, the request did not (say, a `_meta` of the wrong type).
-            Ok(_) => "they do not have the shape the method takes".to_owned(),
-        }
-    }
-    let params = params.unwrap_or(Value::Null);
-    Some(match method {
-        "initialize" => reason::<InitializeRequestParams>(params),
-        "tools/call" => reason::<CallToolRequestParams>(params),
-        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
-            reason::<Option<PaginatedRequestParams>>(params)
-        }
-        "resources/read" => reason::<ReadResourceRequestParams>(params),
-        "resources/subscribe" => reason::<SubscribeRequestParams>(params),
-        "resources/unsubscribe" => reason::<UnsubscribeRequestParams>(params),
-        "prompts/get" => reason::<GetPromptRequestParams>(params),
-        "completion/complete" => reason::<CompleteRequestParams>(params),
-        "logging/setLevel" => reason::<SetLevelRequestParams>(params),
-        _ => return None,
-    })
 }
 
 impl ToolServer {
@@ -402,27 +374,6 @@ fn call_trace(
         Err(e) => {
             tracing::debug!(error = %e, "ignoring the MCP request's traceparent");
             None
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_methods_this_server_answers_have_invalid_params() {
-        let reason = params_mismatch("tools/call", Some(json!({"name": 5})));
-        assert!(reason.is_some_and(|r| r.contains("invalid type")));
-        assert!(params_mismatch("resources/read", None).is_some());
-        // Unknown here: rmcp's tasks and skills, the client's own methods, anything else.
-        for method in [
-            "tasks/get",
-            "sampling/createMessage",
-            "ping",
-            "no/such_method",
-        ] {
-            assert_eq!(params_mismatch(method, Some(json!([]))), None, "{method}");
         }
     }
 }

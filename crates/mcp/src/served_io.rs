@@ -26,7 +26,7 @@ use tokio_util::sync::PollSender;
 /// Invalid-params answers that may wait to be written before reading stops.
 const MAX_WAITING_ANSWERS: usize = 64;
 
-use crate::served_handler::params_mismatch;
+use crate::served_params::params_mismatch;
 
 /// rmcp's transport over `reader` and `writer`, with requests it could not read answered
 /// as invalid params (see the module's documentation).
