@@ -1,6 +1,6 @@
 //! W9: an evaluation of 10 000 samples (`--samples N` to change, `--quick` for 1 000): a react
 //! agent on a model that computes its answers (two turns: `add`, then `submit`), 100 samples
-//! at once, the `.eval` log written as samples finish. Reports wall time, samples per second
+//! at once (`--max-samples N` to change), the `.eval` log written as samples finish. Reports wall time, samples per second
 //! and peak RSS (VmHWM), then reads the log back and checks that every sample is there once,
 //! in order, with its score. Prints `RESULT {json}` lines like the Python reference
 //! (`bench/python-reference/w9_eval.py`).
@@ -33,11 +33,18 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut samples = 10_000;
     let mut with_log = true;
+    let mut in_flight = 100;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => samples = 1_000,
             "--no-log" => with_log = false,
             "--samples" => samples = args.next().and_then(|n| n.parse().ok()).unwrap_or(samples),
+            "--max-samples" => {
+                in_flight = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(in_flight);
+            }
             _ => {}
         }
     }
@@ -54,7 +61,7 @@ fn main() {
             &task,
             EvalOptions::new()
                 .model("mockllm/model")
-                .max_samples(100)
+                .max_samples(in_flight)
                 .log_dir(dir.path()),
         ))
         .unwrap();
@@ -82,24 +89,28 @@ fn main() {
         );
     }
     eprintln!(
-        "W9: {samples} samples in {wall:.2} s ({:.0}/s), peak RSS {peak:.1} MiB (before {before:.1}), log {:.1} MiB",
+        "W9: {samples} samples, {in_flight} at once, in {wall:.2} s ({:.0}/s), peak RSS {peak:.1} MiB (before {before:.1}), log {:.1} MiB",
         samples as f64 / wall,
         size as f64 / 1048576.0
     );
-    let n = if samples == 10_000 {
+    let mut n = if samples == 10_000 {
         "10 000".to_owned()
     } else {
         samples.to_string()
     };
-    emit(&format!("eval {n} samples: wall"), wall, "s");
+    n.push_str(" samples");
+    if in_flight != 100 {
+        n.push_str(&format!(", {in_flight} at once"));
+    }
+    emit(&format!("eval {n}: wall"), wall, "s");
     emit(
-        &format!("eval {n} samples: samples per second"),
+        &format!("eval {n}: samples per second"),
         samples as f64 / wall,
         "samples/s",
     );
-    emit(&format!("eval {n} samples: peak RSS (VmHWM)"), peak, "MiB");
+    emit(&format!("eval {n}: peak RSS (VmHWM)"), peak, "MiB");
     emit(
-        &format!("eval {n} samples: log size"),
+        &format!("eval {n}: log size"),
         size as f64 / 1048576.0,
         "MiB",
     );
