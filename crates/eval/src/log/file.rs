@@ -7,6 +7,8 @@
 //! loses at most the samples not yet flushed, and the reference reads an unfinished log from
 //! its journal. `.json` is one document; its samples are spooled to a side file as they finish
 //! and the document is assembled at the end (in a side file, renamed over the log when whole).
+//! A finished sample waits for its write already serialized (at most a second's worth, a
+//! hundred buffers, or 8 MiB), so a fast run's memory holds bytes, not value trees.
 //!
 //! A write that fails part way (a full disk) leaves the file as it was before it: a flush
 //! overwrites the zip's old directory, so the writer keeps a copy of it and puts it back,
@@ -51,11 +53,27 @@ fn to_json(path: &Path, value: &impl serde::Serialize) -> Result<Vec<u8>, LogErr
 /// The shortest time between two writes of a full buffer.
 const MIN_FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 
+/// The most a buffer holds, serialized, before it is written whatever the interval.
+const MAX_BUFFERED_BYTES: usize = 8 << 20;
+
+/// A finished sample waiting to be written: already serialized, so a fast run's buffer holds
+/// the log's bytes rather than the sample's value trees (several times larger).
+struct Buffered {
+    /// `samples/{id}_epoch_{epoch}.json`.
+    entry: String,
+    /// The sample as the log holds it.
+    body: Vec<u8>,
+    /// Its summary for the `.eval` journal.
+    summary: Value,
+}
+
 /// Writes one evaluation's log as its samples finish.
 pub(crate) struct LogWriter {
     path: PathBuf,
     format: LogFormat,
-    buffer: Vec<EvalSample>,
+    buffer: Vec<Buffered>,
+    /// The bytes of the buffered samples' bodies.
+    buffered_bytes: usize,
     buffer_size: usize,
     last_flush: Instant,
     journaled: usize,
@@ -93,6 +111,7 @@ impl LogWriter {
             path: path.clone(),
             format,
             buffer: Vec::new(),
+            buffered_bytes: 0,
             buffer_size: buffer_size.max(1),
             last_flush: Instant::now(),
             journaled: 0,
@@ -136,14 +155,22 @@ impl LogWriter {
 
     /// Records a finished sample (written at the next flush).
     pub(crate) fn sample(&mut self, sample: EvalSample) -> Result<(), LogError> {
-        self.buffer.push(sample);
+        let body = to_json(&self.path, &sample)?;
+        self.buffered_bytes += body.len();
+        self.buffer.push(Buffered {
+            entry: format!("samples/{}_epoch_{}.json", sample.id, sample.epoch),
+            summary: sample.summary(),
+            body,
+        });
+        drop(sample);
         // A full buffer is written once a second has passed since the last write (so that a
         // fast run does not rewrite the zip's directory hundreds of times a second), and at
-        // once when a hundred buffers' worth wait.
+        // once when a hundred buffers' worth, or MAX_BUFFERED_BYTES, wait.
         let full = self.buffer.len() >= self.buffer_size;
         if full
             && (self.last_flush.elapsed() >= MIN_FLUSH_INTERVAL
-                || self.buffer.len() >= 100 * self.buffer_size)
+                || self.buffer.len() >= 100 * self.buffer_size
+                || self.buffered_bytes >= MAX_BUFFERED_BYTES)
         {
             self.flush()?;
         }
@@ -157,44 +184,43 @@ impl LogWriter {
             return Ok(());
         }
         let samples = std::mem::take(&mut self.buffer);
+        let bytes = std::mem::take(&mut self.buffered_bytes);
         let written = match self.format {
             LogFormat::Eval => self.flush_eval(&samples),
             LogFormat::Json => self.flush_json(&samples),
         };
         if let Err(e) = written {
             self.buffer = samples;
+            self.buffered_bytes = bytes;
             return Err(e);
         }
         self.last_flush = Instant::now();
         Ok(())
     }
 
-    fn flush_eval(&mut self, samples: &[EvalSample]) -> Result<(), LogError> {
+    fn flush_eval(&mut self, samples: &[Buffered]) -> Result<(), LogError> {
         let action = format!("writing {} samples", samples.len());
-        let summaries: Vec<Value> = samples.iter().map(EvalSample::summary).collect();
+        let summaries: Vec<&Value> = samples.iter().map(|s| &s.summary).collect();
         let summaries = to_json(&self.path, &summaries)?;
         let mut zip = Append::open(&self.path)?;
         let journal = format!("_journal/summaries/{}.json", self.journaled + 1);
         let written = samples
             .iter()
-            .try_for_each(|s| {
-                let name = format!("samples/{}_epoch_{}.json", s.id, s.epoch);
-                zip.entry(&name, &to_json(&self.path, s)?, &action)
-            })
+            .try_for_each(|s| zip.entry(&s.entry, &s.body, &action))
             .and_then(|()| zip.entry(&journal, &summaries, &action));
         zip.end(written, &action)?;
         self.journaled += 1;
         Ok(())
     }
 
-    fn flush_json(&mut self, samples: &[EvalSample]) -> Result<(), LogError> {
+    fn flush_json(&mut self, samples: &[Buffered]) -> Result<(), LogError> {
         let Some((spool_path, spool, whole)) = &mut self.spool else {
             return Ok(());
         };
         let action = format!("spooling {} samples", samples.len());
         let mut lines = Vec::new();
         for s in samples {
-            lines.extend(to_json(spool_path, s)?);
+            lines.extend_from_slice(&s.body);
             lines.push(b'\n');
         }
         let written = spool.write_all(&lines).and_then(|()| spool.flush());
