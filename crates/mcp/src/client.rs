@@ -395,8 +395,13 @@ async fn connect(server: &McpServer) -> Result<Connection, McpError> {
             #[cfg(feature = "oauth")]
             if let Some(oauth) = &server.oauth {
                 // Authorization starts when the server answers with a challenge.
-                let client =
-                    crate::oauth_client::Authorizing::new(client, &server.name, url, oauth.clone());
+                let client = crate::oauth_client::Authorizing::new(
+                    client,
+                    &server.name,
+                    url,
+                    oauth.clone(),
+                    server.connect_timeout,
+                );
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 return finish(
                     handler

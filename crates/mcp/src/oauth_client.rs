@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
@@ -39,6 +40,10 @@ pub(crate) struct Authorizing<C> {
     server: Arc<str>,
     url: Arc<str>,
     oauth: OAuth,
+    /// The longest one authorization may take: the connect timeout. rmcp's transport worker
+    /// keeps a request going after the connect that wanted it gave up, so the flow is
+    /// bounded here, not only by the caller.
+    within: Duration,
     state: Arc<tokio::sync::Mutex<Authorized<C>>>,
 }
 
@@ -49,6 +54,7 @@ impl<C: Clone> Clone for Authorizing<C> {
             server: Arc::clone(&self.server),
             url: Arc::clone(&self.url),
             oauth: self.oauth.clone(),
+            within: self.within,
             state: Arc::clone(&self.state),
         }
     }
@@ -58,12 +64,13 @@ impl<C> Authorizing<C>
 where
     C: StreamableHttpClient + Clone + Send + Sync + 'static,
 {
-    pub(crate) fn new(inner: C, server: &str, url: &str, oauth: OAuth) -> Self {
+    pub(crate) fn new(inner: C, server: &str, url: &str, oauth: OAuth, within: Duration) -> Self {
         Authorizing {
             inner,
             server: server.into(),
             url: url.into(),
             oauth,
+            within,
             state: Arc::new(tokio::sync::Mutex::new(Authorized {
                 client: None,
                 generation: 0,
@@ -111,9 +118,16 @@ where
             // The first flow may reuse a stored token; later ones follow its refusal.
             let reuse_stored = state.flows == 0;
             state.flows += 1;
-            let manager = authorize(&self.url, &self.oauth, Some(challenge), reuse_stored)
-                .await
-                .map_err(|reason| StreamableHttpError::UnexpectedServerResponse(reason.into()))?;
+            let authorizing = authorize(&self.url, &self.oauth, Some(challenge), reuse_stored);
+            let manager = match tokio::time::timeout(self.within, authorizing).await {
+                Ok(authorized) => authorized,
+                Err(_) => Err(format!(
+                    "OAuth authorization did not finish within {:.1} s (the server's connect \
+                     timeout; raise McpServer::connect_timeout for a slow authorization)",
+                    self.within.as_secs_f64()
+                )),
+            }
+            .map_err(|reason| StreamableHttpError::UnexpectedServerResponse(reason.into()))?;
             state.client = Some(AuthClient::new(self.inner.clone(), manager));
             state.generation += 1;
         }

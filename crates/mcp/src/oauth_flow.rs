@@ -162,11 +162,19 @@ async fn client_credentials(
     config: ClientCredentialsConfig,
 ) -> Result<AuthorizationManager, String> {
     let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || runtime.block_on(client_credentials_grant(manager, config)))
-        .await
-        .map_err(|e| {
-            format!("OAuth authorization failed: the client credentials grant stopped: {e}")
-        })?
+    // Dropping this future (a connect timeout, a cancelled run) drops `_abandon`, which ends
+    // the grant on its thread too: a token endpoint that never answers holds nothing.
+    let (_abandon, abandoned) = tokio::sync::oneshot::channel::<()>();
+    tokio::task::spawn_blocking(move || {
+        runtime.block_on(async {
+            tokio::select! {
+                granted = client_credentials_grant(manager, config) => granted,
+                _ = abandoned => Err("OAuth authorization was abandoned".to_owned()),
+            }
+        })
+    })
+    .await
+    .map_err(|e| format!("OAuth authorization failed: the client credentials grant stopped: {e}"))?
 }
 
 async fn client_credentials_grant(

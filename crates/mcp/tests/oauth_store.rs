@@ -7,8 +7,8 @@
 #![cfg(feature = "oauth")]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
 use actuator_mcp::{
     CredentialStore, FileCredentialStore, McpClient, McpServer, OAuth, StoredCredentials,
@@ -19,6 +19,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
 
 #[derive(Clone)]
 struct Stub {
@@ -27,6 +28,8 @@ struct Stub {
     grants: Arc<AtomicU32>,
     /// The token the MCP endpoint accepts: `token-<accepted>`.
     accepted: Arc<AtomicU32>,
+    /// Another token endpoint the metadata names instead of `/token`, when set.
+    token_endpoint: Arc<Mutex<Option<String>>>,
 }
 
 async fn protected_resource(State(stub): State<Stub>) -> Json<Value> {
@@ -40,7 +43,12 @@ async fn authorization_server(State(stub): State<Stub>) -> Json<Value> {
     Json(json!({
         "issuer": stub.base,
         "authorization_endpoint": format!("{}/authorize", stub.base),
-        "token_endpoint": format!("{}/token", stub.base),
+        "token_endpoint": stub
+            .token_endpoint
+            .lock()
+            .unwrap()
+            .clone()
+            .unwrap_or_else(|| format!("{}/token", stub.base)),
         "response_types_supported": ["code"],
         "grant_types_supported": ["client_credentials"],
         "token_endpoint_auth_methods_supported": ["client_secret_post"],
@@ -114,6 +122,7 @@ async fn start() -> (Stub, tokio::task::JoinHandle<()>) {
         base,
         grants: Arc::new(AtomicU32::new(0)),
         accepted: Arc::new(AtomicU32::new(1)),
+        token_endpoint: Arc::default(),
     };
     let app = axum::Router::new()
         .route(
@@ -184,6 +193,45 @@ async fn a_stored_token_is_reused_and_a_refused_one_replaced_by_a_new_grant() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["token.json"]);
+    task.abort();
+}
+
+/// A token endpoint that never answers: the connect times out, and the grant's request
+/// (run on a blocking thread) is given up with it rather than left hanging.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_endpoint_that_never_answers_is_given_up_with_the_connect() {
+    let (stub, task) = start().await;
+    // A token endpoint that reads the request and never answers; it sees the client close.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    *stub.token_endpoint.lock().unwrap() =
+        Some(format!("http://{}/token", silent.local_addr().unwrap()));
+    let closed = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&closed);
+    let silent = tokio::spawn(async move {
+        let (mut conn, _) = silent.accept().await.unwrap();
+        let mut buf = [0u8; 4096];
+        while conn.read(&mut buf).await.is_ok_and(|n| n > 0) {}
+        seen.store(true, Ordering::SeqCst);
+    });
+    let client = McpClient::new(
+        McpServer::http(format!("{}/mcp", stub.base))
+            .oauth(OAuth::client_credentials("bot", "bot-secret"))
+            .connect_timeout(std::time::Duration::from_millis(500)),
+    );
+    let err = client.connect().await.unwrap_err().to_string();
+    assert!(
+        err.contains("did not connect within") || err.contains("0.5"),
+        "{err}"
+    );
+    let given_up = async {
+        while !closed.load(Ordering::SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), given_up)
+        .await
+        .expect("the token request was dropped after the connect gave up");
+    silent.abort();
     task.abort();
 }
 
