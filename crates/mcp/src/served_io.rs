@@ -38,15 +38,7 @@ where
     // Bounded: a client that floods bad lines without reading the answers stops being read
     // once this many wait, rather than growing them without end.
     let (answers, rejected) = mpsc::channel(MAX_WAITING_ANSWERS);
-    let inspected = Inspected {
-        read: BufReader::new(reader),
-        line: Vec::new(),
-        passing: false,
-        out: Vec::new(),
-        sent: 0,
-        answers: PollSender::new(answers),
-        waiting: None,
-    };
+    let inspected = Inspected::new(BufReader::new(reader), answers);
     CheckedIo {
         inner: AsyncRwTransport::new(inspected, writer),
         rejected,
@@ -94,6 +86,20 @@ struct Inspected<R> {
     answers: PollSender<ServerJsonRpcMessage>,
     /// An answer made while the queue was full: sent before anything more is read.
     waiting: Option<ServerJsonRpcMessage>,
+}
+
+impl<R> Inspected<R> {
+    fn new(read: BufReader<R>, answers: mpsc::Sender<ServerJsonRpcMessage>) -> Self {
+        Inspected {
+            read,
+            line: Vec::new(),
+            passing: false,
+            out: Vec::new(),
+            sent: 0,
+            answers: PollSender::new(answers),
+            waiting: None,
+        }
+    }
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for Inspected<R> {
@@ -266,15 +272,8 @@ mod tests {
             ));
         }
         let (answers, mut rejected) = mpsc::channel(MAX_WAITING_ANSWERS);
-        let mut inspected = Inspected {
-            read: BufReader::with_capacity(1 << 20, std::io::Cursor::new(flood.into_bytes())),
-            line: Vec::new(),
-            passing: false,
-            out: Vec::new(),
-            sent: 0,
-            answers: PollSender::new(answers),
-            waiting: None,
-        };
+        let read = BufReader::with_capacity(1 << 20, std::io::Cursor::new(flood.into_bytes()));
+        let mut inspected = Inspected::new(read, answers);
         let mut buf = [0u8; 64];
         let mut read_buf = ReadBuf::new(&mut buf);
         let waker = std::task::Waker::noop();
