@@ -146,7 +146,12 @@ impl McpTools {
         let peer = connection.peer();
         let dead = Arc::clone(&connection.dead);
         let progress = Arc::clone(&connection.progress);
-        let callers = Arc::clone(&connection.callers);
+        // Calls register their run only where a server's requests are routed to it.
+        let callers = inner
+            .server
+            .requests
+            .to_calling_run
+            .then(|| Arc::clone(&connection.callers));
         drop(guard);
         let mut defs = Vec::with_capacity(listed.len());
         let secrets = inner.server.secrets();
@@ -158,7 +163,7 @@ impl McpTools {
                 peer: peer.clone(),
                 dead: Arc::clone(&dead),
                 progress: Arc::clone(&progress),
-                callers: Arc::clone(&callers),
+                callers: callers.clone(),
                 server: inner.server.name.clone(),
                 secrets: secrets.clone(),
                 tool: tool.name.to_string(),
@@ -270,7 +275,7 @@ struct Forward {
     dead: Arc<std::sync::atomic::AtomicBool>,
     progress: Arc<ProgressRouter>,
     /// Where a server's request during this call finds the run that made it.
-    callers: Arc<Callers>,
+    callers: Option<Arc<Callers>>,
     server: String,
     /// The server settings' credentials, redacted from transport errors.
     secrets: actuator_model::credentials::Secrets,
@@ -288,10 +293,11 @@ impl Forward {
         let call_id = ctx.call_id;
         let trace = ctx.extensions.get::<TraceContext>().cloned();
         // Registered for the whole call, so a request the server makes meanwhile finds the run.
-        let _caller = ctx
-            .extensions
-            .get::<CallHost>()
-            .map(|host| self.callers.enter(host.clone()));
+        let _caller = self
+            .callers
+            .as_ref()
+            .zip(ctx.extensions.get::<CallHost>())
+            .map(|(callers, host)| callers.enter(host.clone()));
         let mut params =
             CallToolRequestParams::new(self.tool.clone()).with_arguments(args.into_map());
         if let Some(trace) = trace {
