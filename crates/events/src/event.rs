@@ -205,6 +205,27 @@ pub enum Event {
 pub trait EventSink: Send + Sync {
     /// Receives one event.
     fn emit(&self, event: Event);
+
+    /// Whether this sink wants [`Event::ToolPending`], the event each tool call emits when
+    /// it starts (a live view shows calls still running with it). A sink that keeps only
+    /// results, as a log does (the completed [`ToolEvent`] supersedes the pending one),
+    /// answers `false`, and the executor then neither builds nor sends it: each call saves
+    /// its copies of the call's id, name and arguments, and one `emit`.
+    ///
+    /// ```
+    /// use actuator_events::{Event, EventSink};
+    /// struct Results;
+    /// impl EventSink for Results {
+    ///     fn emit(&self, _event: Event) {}
+    ///     fn wants_pending_tool_events(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    /// assert!(!Results.wants_pending_tool_events());
+    /// ```
+    fn wants_pending_tool_events(&self) -> bool {
+        true
+    }
 }
 
 /// An event sink that keeps every event in memory, in order.

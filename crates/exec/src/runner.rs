@@ -186,7 +186,7 @@ impl Runner<'_> {
         let names = self.call_names(call, found);
         let mut extensions = None;
         if let Some(r) = &recorded {
-            if let Some(sink) = self.sink() {
+            if let Some(sink) = self.sink().filter(|s| s.wants_pending_tool_events()) {
                 let mut pending = PendingToolEvent::new(
                     Arc::clone(&names.id),
                     Arc::clone(&names.function),

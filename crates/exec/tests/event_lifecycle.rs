@@ -8,7 +8,9 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_events::{Event, EventLog, PendingToolEvent, RunsAgent, ToolCallAgent, ToolEvent};
+use actuator_events::{
+    Event, EventLog, EventSink, PendingToolEvent, RunsAgent, ToolCallAgent, ToolEvent,
+};
 use actuator_exec::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ApproverRegistry,
     CANCELLED_BY_SIBLING, ExecuteOptions, auto_approver, execute_tools,
@@ -29,6 +31,45 @@ fn call_events(log: &EventLog) -> (Vec<PendingToolEvent>, Vec<ToolEvent>) {
         }
     }
     (pending, done)
+}
+
+/// A sink that keeps results only: it declines pending tool events.
+#[derive(Default)]
+struct ResultsOnly(EventLog);
+
+impl EventSink for ResultsOnly {
+    fn emit(&self, event: Event) {
+        self.0.emit(event);
+    }
+    fn wants_pending_tool_events(&self) -> bool {
+        false
+    }
+}
+
+#[tokio::test]
+async fn a_sink_that_declines_pending_events_gets_only_the_completed_one_in_full() {
+    let sink = Arc::new(ResultsOnly::default());
+    let msgs = conversation(&[("echo", json!({"s": "x"}))]);
+    let echo = tool("echo", false, |a, _ctx| async move {
+        Ok(ToolOutput::Text(
+            a.as_map()["s"].as_str().unwrap_or("").into(),
+        ))
+    });
+    let options = ExecuteOptions::default()
+        .span_id("span_9")
+        .events(sink.clone());
+    let out = execute_tools(&msgs, &[echo], &options).await.unwrap();
+
+    let events = sink.0.events();
+    let [Event::Tool(done)] = &events[..] else {
+        panic!("only the completed event: {events:?}")
+    };
+    assert_eq!(done.pending, None);
+    assert_eq!(done.arguments["s"], "x");
+    assert_eq!(done.result.text(), "x");
+    assert_eq!(done.span_id.as_deref(), Some("span_9"));
+    assert!(done.completed_at.unwrap() >= done.started_at);
+    assert_eq!(done.message_id.as_deref(), Some(out.messages[0].id()));
 }
 
 #[tokio::test]
