@@ -12,6 +12,9 @@
 //! request). Inside: everything each does per call, including rmcp's `RequestContext` and
 //! `ToolCallContext`, and rig's `ToolContext`.
 //!
+//! The `*_events_off` rows run ours with no event sink (nothing recorded), as rmcp's router
+//! records nothing.
+//!
 //! `peers --behaviour` instead prints one `BEHAVIOUR {json}` line per framework and case
 //! (valid, wrongly typed argument, unknown key) and exits.
 
@@ -52,6 +55,17 @@ fn actuator_execute_tools(bencher: Bencher<'_, '_>) {
         .bench_local_refs(|options| {
             rt.block_on(actuator_exec::execute_tools(&messages, &tools, options))
         });
+}
+
+/// Actuator: `execute_tools`, one `add` call, no event sink (validation, the call and the
+/// tool message, nothing recorded).
+#[divan::bench]
+fn actuator_execute_tools_events_off(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let (tools, messages) = ours_call();
+    let options = ours::options_without_events();
+    assert_eq!(rt.block_on(ours::outcome(VALID)).text, "3");
+    bencher.bench_local(|| rt.block_on(actuator_exec::execute_tools(&messages, &tools, &options)));
 }
 
 /// rig: `ToolSet::execute("add", text, &mut ToolContext)`.
@@ -116,6 +130,17 @@ fn actuator_execute_tools_awaited(bencher: Bencher<'_, '_>) {
         .bench_local_refs(|options| {
             poll_ready(actuator_exec::execute_tools(&messages, &tools, options))
         });
+}
+
+/// Actuator without an event sink, awaited inside the entered runtime.
+#[divan::bench]
+fn actuator_execute_tools_events_off_awaited(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let _entered = rt.enter();
+    let (tools, messages) = ours_call();
+    let options = ours::options_without_events();
+    assert_eq!(poll_ready(ours::outcome(VALID)).text, "3");
+    bencher.bench_local(|| poll_ready(actuator_exec::execute_tools(&messages, &tools, &options)));
 }
 
 /// rig, awaited inside the entered runtime.

@@ -43,6 +43,11 @@ pub fn options_with_events() -> ExecuteOptions {
     ExecuteOptions::default().events(EventLog::new())
 }
 
+/// Options with no event sink: nothing is recorded (a run without a log or subscriber).
+pub fn options_without_events() -> ExecuteOptions {
+    ExecuteOptions::default()
+}
+
 /// What `execute_tools` makes of `add` called with `arguments` (JSON text, parsed as the
 /// provider layer parses it before the executor sees it).
 pub async fn outcome(arguments: &str) -> Outcome {

@@ -26,11 +26,20 @@ const OURS: &str = "W2 peers|Actuator execute_tools";
 /// compared with.
 const OURS_AWAITED: &str = "W2 peers|Actuator execute_tools, awaited";
 
+/// Ours without an event sink (validation, the call and the message, nothing recorded): the
+/// figure issue 39 compares with rmcp's bare router, which records nothing either.
+const OURS_OFF: &str = "W2 peers|Actuator execute_tools, events off";
+
+/// The same, awaited inside the entered runtime.
+const OURS_OFF_AWAITED: &str = "W2 peers|Actuator execute_tools, events off, awaited";
+
 /// The benches of `peers/benches/peers.rs`: divan path, key, table label (peers only), and the
 /// key of our figure the peer is compared with.
 #[rustfmt::skip]
-const BENCHES: [(&str, &str, Option<&str>, &str); 7] = [
+const BENCHES: [(&str, &str, Option<&str>, &str); 9] = [
     ("peers/actuator_execute_tools", OURS, None, OURS),
+    ("peers/actuator_execute_tools_events_off", OURS_OFF, None, OURS_OFF),
+    ("peers/actuator_execute_tools_events_off_awaited", OURS_OFF_AWAITED, None, OURS_OFF_AWAITED),
     ("peers/rig_toolset_execute", "W2 peers|rig-agent 0.44 ToolSet::execute",
      Some("W2 peer: rig-agent 0.44 `ToolSet::execute`, same `add` (the peer in the Inspect column, Actuator from the same binary)"), OURS),
     ("peers/rmcp_tool_router_call", "W2 peers|rmcp 3.11 ToolRouter::call",
@@ -42,6 +51,15 @@ const BENCHES: [(&str, &str, Option<&str>, &str); 7] = [
      Some("W2 peer, awaited inside the runtime (no `block_on` per call, for both sides): rig-agent 0.44 `ToolSet::execute`"), OURS_AWAITED),
     ("peers/rmcp_tool_router_call_awaited", "W2 peers|rmcp 3.11 ToolRouter::call, awaited",
      Some("W2 peer, awaited inside the runtime (no `block_on` per call, for both sides): rmcp 3.11 `ToolRouter::call`"), OURS_AWAITED),
+];
+
+/// Rows that put rmcp's router beside ours with events off (the peer's key, the label, ours).
+#[rustfmt::skip]
+const EVENTS_OFF_ROWS: [(&str, &str, &str); 2] = [
+    ("W2 peers|rmcp 3.11 ToolRouter::call",
+     "W2 peer: rmcp 3.11 `ToolRouter::call` beside Actuator with events off (no sink: validation, call and message only)", OURS_OFF),
+    ("W2 peers|rmcp 3.11 ToolRouter::call, awaited",
+     "W2 peer, awaited inside the runtime: rmcp 3.11 `ToolRouter::call` beside Actuator with events off", OURS_OFF_AWAITED),
 ];
 
 /// The frameworks of the behaviour table, in its column order, as the bench names them.
@@ -168,9 +186,12 @@ fn parse_behaviour(stdout: &str) -> Vec<Behaviour> {
 /// did not run.
 pub fn table_rows(rust: &BTreeMap<String, Measure>) -> String {
     let mut out = String::new();
-    for (_, key, label, compared) in BENCHES {
-        let (Some(label), Some(&peer), Some(&ours)) = (label, rust.get(key), rust.get(compared))
-        else {
+    let labelled = BENCHES
+        .iter()
+        .filter_map(|&(_, key, label, compared)| Some((key, label?, compared)))
+        .chain(EVENTS_OFF_ROWS);
+    for (key, label, compared) in labelled {
+        let (Some(&peer), Some(&ours)) = (rust.get(key), rust.get(compared)) else {
             continue;
         };
         let r = ratio(ours, peer).map_or_else(|| "–".to_owned(), show_ratio);
@@ -258,7 +279,7 @@ mod tests {
 
     #[test]
     fn medians_are_recorded_under_their_keys_and_rendered_beside_ours() {
-        let medians: Vec<_> = [2e-6, 1e-6, 4e-7, 8e-6, 1.5e-6, 6e-7, 3e-7]
+        let medians: Vec<_> = [2e-6, 5e-7, 4e-7, 1e-6, 4e-7, 8e-6, 1.5e-6, 6e-7, 3e-7]
             .iter()
             .zip(BENCHES)
             .map(|(&seconds, (path, _, _, _))| crate::divan::Median {
@@ -274,16 +295,20 @@ mod tests {
         record(&medians, &mut rust).expect("all medians present");
         assert_eq!(rust[OURS].value, 2e-6);
         let rows = table_rows(&rust);
-        assert_eq!(rows.lines().count(), 5, "{rows}");
+        assert_eq!(rows.lines().count(), 7, "{rows}");
         let rig = rows.lines().next().expect("a rig row");
         assert!(rig.contains("| 2.00 µs | 1.00 µs | 0.5× |"), "{rig}");
         // An awaited peer is set beside our awaited figure, not the `block_on` one.
-        let rmcp_awaited = rows.lines().last().expect("an awaited rmcp row");
+        let rmcp_awaited = rows.lines().nth(4).expect("an awaited rmcp row");
         assert!(rmcp_awaited.contains("awaited"), "{rmcp_awaited}");
         assert!(
             rmcp_awaited.contains("| 1.50 µs | 300 ns | 0.2× |"),
             "{rmcp_awaited}"
         );
+        // rmcp, which records nothing, is also set beside ours with events off.
+        let off = rows.lines().last().expect("an events-off row");
+        assert!(off.contains("events off"), "{off}");
+        assert!(off.contains("| 400 ns | 300 ns |"), "{off}");
     }
 
     #[test]
