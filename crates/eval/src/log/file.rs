@@ -7,8 +7,9 @@
 //! loses at most the samples not yet flushed, and the reference reads an unfinished log from
 //! its journal. `.json` is one document; its samples are spooled to a side file as they finish
 //! and the document is assembled at the end (in a side file, renamed over the log when whole).
-//! A finished sample waits for its write already serialized (at most a second's worth, a
-//! hundred buffers, or 8 MiB), so a fast run's memory holds bytes, not value trees; the end's `summaries.json` is streamed from the journal, one journal entry at a
+//! A finished sample waits for its write already serialized, its summary too (at most a
+//! second's worth, a hundred buffers, or 8 MiB), so a fast run's memory holds bytes, not value
+//! trees; the end's `summaries.json` is streamed from the journal, one journal entry at a
 //! time, so the end holds no more than a flush does, however many samples the log has.
 //!
 //! A write that fails part way (a full disk) leaves the file as it was before it: a flush
@@ -21,7 +22,6 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use zip::ZipWriter;
 
 use crate::error::{LogError, format_err, io, zip_err};
@@ -64,8 +64,8 @@ struct Buffered {
     entry: String,
     /// The sample as the log holds it.
     body: Vec<u8>,
-    /// Its summary for the `.eval` journal.
-    summary: Value,
+    /// Its summary for the `.eval` journal, serialized.
+    summary: Vec<u8>,
 }
 
 /// Writes one evaluation's log as its samples finish.
@@ -73,7 +73,7 @@ pub(crate) struct LogWriter {
     path: PathBuf,
     format: LogFormat,
     buffer: Vec<Buffered>,
-    /// The bytes of the buffered samples' bodies.
+    /// The bytes of the buffered samples (bodies and summaries).
     buffered_bytes: usize,
     buffer_size: usize,
     last_flush: Instant,
@@ -159,10 +159,14 @@ impl LogWriter {
     /// Records a finished sample (written at the next flush).
     pub(crate) fn sample(&mut self, sample: EvalSample) -> Result<(), LogError> {
         let body = to_json(&self.path, &sample)?;
-        self.buffered_bytes += body.len();
+        let summary = match self.format {
+            LogFormat::Eval => to_json(&self.path, &sample.summary())?,
+            LogFormat::Json => Vec::new(),
+        };
+        self.buffered_bytes += body.len() + summary.len();
         self.buffer.push(Buffered {
             entry: format!("samples/{}_epoch_{}.json", sample.id, sample.epoch),
-            summary: sample.summary(),
+            summary,
             body,
         });
         drop(sample);
@@ -203,8 +207,14 @@ impl LogWriter {
 
     fn flush_eval(&mut self, samples: &[Buffered]) -> Result<(), LogError> {
         let action = format!("writing {} samples", samples.len());
-        let summaries: Vec<&Value> = samples.iter().map(|s| &s.summary).collect();
-        let summaries = to_json(&self.path, &summaries)?;
+        let mut summaries = vec![b'['];
+        for (i, s) in samples.iter().enumerate() {
+            if i > 0 {
+                summaries.push(b',');
+            }
+            summaries.extend_from_slice(&s.summary);
+        }
+        summaries.push(b']');
         let mut zip = Append::open(&self.path)?;
         let journal = format!("_journal/summaries/{}.json", self.journals.len() + 1);
         let written = samples
