@@ -5,7 +5,8 @@
 //! in order, with its score. The model answers at once (`--model yield`: it yields to the
 //! runtime once per generation, as one behind a network, so that every sample allowed in
 //! flight is alive together); the most samples seen between their first and last generation
-//! at once is printed as "in flight". Prints `RESULT {json}` lines like the Python reference
+//! at once is printed as "in flight". `--log-dir DIR` keeps the log there (by default it is
+//! written to a temporary directory and removed). Prints `RESULT {json}` lines like the Python reference
 //! (`bench/python-reference/w9_eval.py`).
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
@@ -82,8 +83,10 @@ fn main() {
     let mut with_log = true;
     let mut in_flight = 100;
     let mut yielding = false;
+    let mut keep: Option<std::path::PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--log-dir" => keep = args.next().map(Into::into),
             "--model" => yielding = args.next().as_deref() == Some("yield"),
             "--quick" => samples = 1_000,
             "--no-log" => with_log = false,
@@ -102,6 +105,7 @@ fn main() {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let log_dir = keep.unwrap_or_else(|| dir.path().to_owned());
     let model = Arc::new(Gauged {
         inner: common::arithmetic_model(),
         yielding,
@@ -117,7 +121,7 @@ fn main() {
             EvalOptions::new()
                 .model("mockllm/model")
                 .max_samples(in_flight)
-                .log_dir(dir.path()),
+                .log_dir(&log_dir),
         ))
         .unwrap();
     let wall = started.elapsed().as_secs_f64();
