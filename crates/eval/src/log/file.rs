@@ -158,11 +158,15 @@ impl LogWriter {
 
     /// Records a finished sample (written at the next flush).
     pub(crate) fn sample(&mut self, sample: EvalSample) -> Result<(), LogError> {
-        let body = to_json(&self.path, &sample)?;
-        let summary = match self.format {
+        // Held until the next write: without the room a growing vector keeps spare (up to
+        // as much again as it holds).
+        let mut body = to_json(&self.path, &sample)?;
+        body.shrink_to_fit();
+        let mut summary = match self.format {
             LogFormat::Eval => to_json(&self.path, &sample.summary())?,
             LogFormat::Json => Vec::new(),
         };
+        summary.shrink_to_fit();
         self.buffered_bytes += body.len() + summary.len();
         self.buffer.push(Buffered {
             entry: format!("samples/{}_epoch_{}.json", sample.id, sample.epoch),
