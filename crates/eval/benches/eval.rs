@@ -1,13 +1,16 @@
 //! W9: an evaluation of 10 000 samples (`--samples N` to change, `--quick` for 1 000): a react
 //! agent on a model that computes its answers (two turns: `add`, then `submit`), 100 samples
-//! at once (`--max-samples N` to change), the `.eval` log written as samples finish. Reports wall time, samples per second
-//! and peak RSS (VmHWM), then reads the log back and checks that every sample is there once,
-//! in order, with its score. The model answers at once (`--model yield`: it yields to the
-//! runtime once per generation, as one behind a network, so that every sample allowed in
-//! flight is alive together); the most samples seen between their first and last generation
-//! at once is printed as "in flight". `--log-dir DIR` keeps the log there (by default it is
-//! written to a temporary directory and removed). Prints `RESULT {json}` lines like the Python reference
-//! (`bench/python-reference/w9_eval.py`).
+//! at once (`--max-samples N` to change), the `.eval` log written as samples finish. Reports
+//! wall time, samples per second and peak RSS (VmHWM), then reads the log back and checks that
+//! every sample is there once, in order, with its score. Prints `RESULT {json}` lines like the
+//! Python reference (`bench/python-reference/w9_eval.py`).
+//!
+//! The model answers at once, so a sample runs from its first generation to its last without
+//! letting another start: whatever `--max-samples` says, one sample is in flight. With
+//! `--model yield` it yields to the runtime once per generation, as a model behind a network
+//! does, and every sample allowed in flight is alive together. The most samples seen between
+//! their first and last generation at once is printed as "in flight". `--log-dir DIR` keeps
+//! the log there (by default it goes to a temporary directory, removed at the end).
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
