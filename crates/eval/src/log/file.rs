@@ -7,8 +7,10 @@
 //! loses at most the samples not yet flushed, and the reference reads an unfinished log from
 //! its journal. `.json` is one document; its samples are spooled to a side file as they finish
 //! and the document is assembled at the end (in a side file, renamed over the log when whole).
-//! A finished sample waits for its write already serialized (at most a second's worth, a
-//! hundred buffers, or 8 MiB), so a fast run's memory holds bytes, not value trees.
+//! A finished sample waits for its write already serialized, its summary too (at most a
+//! second's worth, a hundred buffers, or 8 MiB), so a fast run's memory holds bytes, not value
+//! trees; the end's `summaries.json` is streamed from the journal, one journal entry at a
+//! time, so the end holds no more than a flush does, however many samples the log has.
 //!
 //! A write that fails part way (a full disk) leaves the file as it was before it: a flush
 //! overwrites the zip's old directory, so the writer keeps a copy of it and puts it back,
@@ -20,8 +22,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-use zip::{ZipArchive, ZipWriter};
+use zip::ZipWriter;
 
 use crate::error::{LogError, format_err, io, zip_err};
 use crate::log::schema::{EvalErrorInfo, EvalLog, EvalSample};
@@ -63,8 +64,8 @@ struct Buffered {
     entry: String,
     /// The sample as the log holds it.
     body: Vec<u8>,
-    /// Its summary for the `.eval` journal.
-    summary: Value,
+    /// Its summary for the `.eval` journal, serialized.
+    summary: Vec<u8>,
 }
 
 /// Writes one evaluation's log as its samples finish.
@@ -72,11 +73,13 @@ pub(crate) struct LogWriter {
     path: PathBuf,
     format: LogFormat,
     buffer: Vec<Buffered>,
-    /// The bytes of the buffered samples' bodies.
+    /// The bytes of the buffered samples (bodies and summaries).
     buffered_bytes: usize,
     buffer_size: usize,
     last_flush: Instant,
-    journaled: usize,
+    /// Where each `_journal/summaries/{k}.json` entry's local header starts, in order: the
+    /// end's `summaries.json` is streamed from them, one journal entry at a time.
+    journals: Vec<u64>,
     /// The `.json` format's spooled samples, and the spool's length after the last whole write.
     spool: Option<(PathBuf, File, u64)>,
 }
@@ -114,7 +117,7 @@ impl LogWriter {
             buffered_bytes: 0,
             buffer_size: buffer_size.max(1),
             last_flush: Instant::now(),
-            journaled: 0,
+            journals: Vec::new(),
             spool: None,
         };
         const ACTION: &str = "starting the log (nothing was recorded; no file is left)";
@@ -155,11 +158,19 @@ impl LogWriter {
 
     /// Records a finished sample (written at the next flush).
     pub(crate) fn sample(&mut self, sample: EvalSample) -> Result<(), LogError> {
-        let body = to_json(&self.path, &sample)?;
-        self.buffered_bytes += body.len();
+        // Held until the next write: without the room a growing vector keeps spare (up to
+        // as much again as it holds).
+        let mut body = to_json(&self.path, &sample)?;
+        body.shrink_to_fit();
+        let mut summary = match self.format {
+            LogFormat::Eval => to_json(&self.path, &sample.summary())?,
+            LogFormat::Json => Vec::new(),
+        };
+        summary.shrink_to_fit();
+        self.buffered_bytes += body.len() + summary.len();
         self.buffer.push(Buffered {
             entry: format!("samples/{}_epoch_{}.json", sample.id, sample.epoch),
-            summary: sample.summary(),
+            summary,
             body,
         });
         drop(sample);
@@ -200,16 +211,26 @@ impl LogWriter {
 
     fn flush_eval(&mut self, samples: &[Buffered]) -> Result<(), LogError> {
         let action = format!("writing {} samples", samples.len());
-        let summaries: Vec<&Value> = samples.iter().map(|s| &s.summary).collect();
-        let summaries = to_json(&self.path, &summaries)?;
+        let mut summaries = vec![b'['];
+        for (i, s) in samples.iter().enumerate() {
+            if i > 0 {
+                summaries.push(b',');
+            }
+            summaries.extend_from_slice(&s.summary);
+        }
+        summaries.push(b']');
         let mut zip = Append::open(&self.path)?;
-        let journal = format!("_journal/summaries/{}.json", self.journaled + 1);
+        let journal = format!("_journal/summaries/{}.json", self.journals.len() + 1);
         let written = samples
             .iter()
             .try_for_each(|s| zip.entry(&s.entry, &s.body, &action))
             .and_then(|()| zip.entry(&journal, &summaries, &action));
-        zip.end(written, &action)?;
-        self.journaled += 1;
+        let added = zip.end(written, &action)?;
+        let at = added
+            .iter()
+            .find_map(|(name, at)| (*name == journal).then_some(*at))
+            .ok_or_else(|| format_err(&self.path, format!("{journal} was not written")))?;
+        self.journals.push(at);
         Ok(())
     }
 
@@ -235,17 +256,22 @@ impl LogWriter {
         Ok(())
     }
 
-    /// The summaries journaled so far, as one JSON list, read back from the file (so that they
-    /// are never all held in memory as values).
-    fn journaled_summaries(&self) -> Result<Vec<u8>, LogError> {
-        let file = File::open(&self.path).map_err(io(&self.path))?;
-        let mut zip = ZipArchive::new(file).map_err(zip_err(&self.path))?;
-        let mut out = vec![b'['];
-        for k in 1..=self.journaled {
-            let name = format!("_journal/summaries/{k}.json");
-            let mut body = Vec::new();
-            zip.by_name(&name)
+    /// Writes `summaries.json`: the summaries journaled so far as one JSON list, streamed from
+    /// the journal entries (read back one at a time from the file, which the new entries do
+    /// not reach: they go after the old directory), so that they are never all held at once.
+    fn write_summaries(&self, zip: &mut Append, action: &str) -> Result<(), LogError> {
+        let mut file = BufReader::new(File::open(&self.path).map_err(io(&self.path))?);
+        zip.start("summaries.json", action)?;
+        zip.write(b"[", action)?;
+        let mut body = Vec::new();
+        let mut first = true;
+        for (k, at) in self.journals.iter().enumerate() {
+            let name = format!("_journal/summaries/{}.json", k + 1);
+            file.seek(SeekFrom::Start(*at)).map_err(io(&self.path))?;
+            body.clear();
+            zip::read::read_zipfile_from_stream(&mut file)
                 .map_err(zip_err(&self.path))?
+                .ok_or_else(|| format_err(&self.path, format!("{name} is missing")))?
                 .read_to_end(&mut body)
                 .map_err(io(&self.path))?;
             // Each journal entry is a non-empty list: splice its items.
@@ -253,13 +279,16 @@ impl LogWriter {
                 .strip_prefix(b"[")
                 .and_then(|b| b.strip_suffix(b"]"))
                 .ok_or_else(|| format_err(&self.path, format!("{name} is not a list")))?;
-            if out.len() > 1 && !items.is_empty() {
-                out.push(b',');
+            if items.is_empty() {
+                continue;
             }
-            out.extend_from_slice(items);
+            if !first {
+                zip.write(b",", action)?;
+            }
+            first = false;
+            zip.write(items, action)?;
         }
-        out.push(b']');
-        Ok(out)
+        zip.write(b"]", action)
     }
 
     /// Writes what is left and the final header. Samples that cannot be written are left
@@ -288,11 +317,10 @@ impl LogWriter {
         const ACTION: &str = "finishing the log";
         match self.format {
             LogFormat::Eval => {
-                let summaries = self.journaled_summaries()?;
                 let header = to_json(&self.path, header)?;
                 let mut zip = Append::open(&self.path)?;
-                let written = zip
-                    .entry("summaries.json", &summaries, ACTION)
+                let written = self
+                    .write_summaries(&mut zip, ACTION)
                     .and_then(|()| zip.entry("header.json", &header, ACTION));
                 zip.end(written, ACTION)?;
             }

@@ -2,6 +2,8 @@
 //! `EvalLog`, `EvalSpec`, `EvalSample`, …). Messages, outputs and events are kept as JSON in
 //! the reference's shapes (see `convert.rs`).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -247,30 +249,56 @@ pub struct EvalSample {
 }
 
 impl EvalSample {
-    /// The summary the `.eval` format journals for each sample.
-    pub(crate) fn summary(&self) -> Value {
+    /// The summary the `.eval` format journals for each sample, borrowed from the sample so
+    /// that it serializes straight to bytes (a value tree of it is several times larger).
+    pub(crate) fn summary(&self) -> SampleSummary<'_> {
         let input = match &self.input {
-            Value::String(s) => Value::String(s.chars().take(5120).collect()),
-            other => other.clone(),
+            Value::String(s) if s.chars().nth(5120).is_some() => {
+                Cow::Owned(Value::String(s.chars().take(5120).collect()))
+            }
+            other => Cow::Borrowed(other),
         };
-        serde_json::json!({
-            "id": self.id,
-            "epoch": self.epoch,
-            "input": input,
-            "target": self.target,
-            "metadata": self.metadata,
-            "scores": self.scores,
-            "model_usage": self.model_usage,
-            "started_at": self.started_at,
-            "completed_at": self.completed_at,
-            "total_time": self.total_time,
-            "working_time": self.working_time,
-            "uuid": self.uuid,
-            "error": self.error.as_ref().map(|e| e.message.clone()),
-            "limit": self.limit.as_ref().map(|l| l.kind.clone()),
-            "retries": self.error_retries.as_ref().map(Vec::len),
-            "completed": true,
-            "message_count": self.messages.len(),
-        })
+        SampleSummary {
+            id: &self.id,
+            epoch: self.epoch,
+            input,
+            target: &self.target,
+            metadata: &self.metadata,
+            scores: self.scores.as_ref(),
+            model_usage: &self.model_usage,
+            started_at: self.started_at.as_deref(),
+            completed_at: self.completed_at.as_deref(),
+            total_time: self.total_time,
+            working_time: self.working_time,
+            uuid: self.uuid.as_deref(),
+            error: self.error.as_ref().map(|e| e.message.as_str()),
+            limit: self.limit.as_ref().map(|l| l.kind.as_str()),
+            retries: self.error_retries.as_ref().map(Vec::len),
+            completed: true,
+            message_count: self.messages.len(),
+        }
     }
+}
+
+/// A sample's summary as the `.eval` format journals it (`inspect_ai.log`'s
+/// `EvalSampleSummary`): its fields in the reference's order, absent ones as `null`.
+#[derive(Debug, Serialize)]
+pub(crate) struct SampleSummary<'a> {
+    id: &'a SampleId,
+    epoch: u32,
+    input: Cow<'a, Value>,
+    target: &'a Target,
+    metadata: &'a Map<String, Value>,
+    scores: Option<&'a Map<String, Value>>,
+    model_usage: &'a Map<String, Value>,
+    started_at: Option<&'a str>,
+    completed_at: Option<&'a str>,
+    total_time: Option<f64>,
+    working_time: Option<f64>,
+    uuid: Option<&'a str>,
+    error: Option<&'a str>,
+    limit: Option<&'a str>,
+    retries: Option<usize>,
+    completed: bool,
+    message_count: usize,
 }

@@ -98,6 +98,11 @@ fn last_tool_answer(messages: &[ChatMessage]) -> String {
 }
 
 pub fn arithmetic_task(samples: usize) -> Task {
+    arithmetic_task_on(samples, arithmetic_model())
+}
+
+/// [`arithmetic_task`] on `model` (one that answers as [`arithmetic_model`] does).
+pub fn arithmetic_task_on(samples: usize, model: impl actuator_model::Model + 'static) -> Task {
     let agent = react()
         .name("arithmetic")
         .prompt(actuator_agent::react::AgentPrompt {
@@ -105,7 +110,7 @@ pub fn arithmetic_task(samples: usize) -> Task {
             ..actuator_agent::react::AgentPrompt::none()
         })
         .tools([add_tool()])
-        .model(arithmetic_model())
+        .model(model)
         // Every call is approved by the automatic approver: the log shows approval events.
         .approval([actuator_exec::ApprovalPolicy::new(
             actuator_exec::auto_approver(actuator_exec::ApprovalDecision::Approve),
