@@ -250,12 +250,20 @@ pub fn main(args: &[String]) -> Result<(), String> {
         results(&capture(&mut cmd)?, &mut rust);
     }
     if options.runs("w9") {
-        step("W9: an evaluation of 10 000 samples (1 000 with --quick), log written and read back");
-        let mut cmd = Command::new(bin("eval")?);
-        if options.quick {
-            cmd.arg("--quick");
+        step(
+            "W9: an evaluation of 10 000 samples (1 000 with --quick), 100 and then 1 000 in flight, log written and read back",
+        );
+        // The yielding model keeps every allowed sample alive at once, as a model behind a
+        // network does (and as Inspect's samples are): the ready one runs them one by one.
+        for in_flight in ["100", "1000"] {
+            let mut cmd = Command::new(bin("eval")?);
+            cmd.args(["--model", "yield", "--max-samples", in_flight]);
+            if options.quick {
+                cmd.arg("--quick");
+            }
+            results(&capture(&mut cmd)?, &mut rust);
         }
-        results(&capture(&mut cmd)?, &mut rust);
+        w9_per_sample_in_flight(&mut rust);
     }
     if options.build_cost() {
         step("build cost: clean `cargo build -p actuator`, then an incremental rebuild");
@@ -554,6 +562,26 @@ fn w5(exe: &Path, quick: bool, rust: &mut BTreeMap<String, Measure>) -> Result<(
     Ok(())
 }
 
+/// The key of W9's memory per sample in flight, derived from its two runs.
+pub const W9_PER_SAMPLE: &str = "W9|eval 10 000 samples, yielding model: peak-RSS growth per sample in flight (1000 vs 100 at once)";
+
+/// (RSS(1000 at once) − RSS(100 at once)) / 900: what one more sample in flight costs,
+/// its conversation included (issue 39's target: at most 64 KiB).
+fn w9_per_sample_in_flight(rust: &mut BTreeMap<String, Measure>) {
+    let key = |at_once: &str| {
+        format!("W9|eval 10 000 samples{at_once}, yielding model: peak RSS (VmHWM)")
+    };
+    if let (Some(hundred), Some(thousand)) = (
+        rust.get(&key("")).copied(),
+        rust.get(&key(", 1000 at once")).copied(),
+    ) {
+        rust.insert(
+            W9_PER_SAMPLE.to_owned(),
+            Measure::bytes((thousand.value - hundred.value) / 900.0),
+        );
+    }
+}
+
 /// Runs a bench binary started with `--hold`: collects its stdout up to `HOLD`, reads its peak
 /// RSS (`VmHWM`) from `/proc/<pid>/status` while it waits, then lets it exit.
 fn run_holding(cmd: &mut Command) -> Result<(String, f64), String> {
@@ -697,4 +725,28 @@ fn machine() -> String {
         "{cpus} CPUs ({model}), {mem_gib:.1} GiB, Linux {}",
         kernel.trim()
     )
+}
+
+#[cfg(test)]
+mod w9_tests {
+    use super::*;
+
+    #[test]
+    fn memory_per_sample_in_flight_is_the_growth_from_100_to_1000_over_900() {
+        let mut rust = BTreeMap::new();
+        w9_per_sample_in_flight(&mut rust);
+        assert!(rust.is_empty(), "nothing derived without both runs");
+        let mib = |v: f64| Measure::bytes(v * 1048576.0);
+        rust.insert(
+            "W9|eval 10 000 samples, yielding model: peak RSS (VmHWM)".to_owned(),
+            mib(27.0),
+        );
+        rust.insert(
+            "W9|eval 10 000 samples, 1000 at once, yielding model: peak RSS (VmHWM)".to_owned(),
+            mib(31.5),
+        );
+        w9_per_sample_in_flight(&mut rust);
+        let per = rust[W9_PER_SAMPLE].value;
+        assert!((per - 4.5 * 1048576.0 / 900.0).abs() < 1e-6, "{per}");
+    }
 }

@@ -65,6 +65,10 @@ impl EventSink for SampleSink {
         }
         self.log.emit(event);
     }
+
+    fn wants_pending_tool_events(&self) -> bool {
+        self.log.wants_pending_tool_events()
+    }
 }
 
 #[cfg(test)]
@@ -72,6 +76,22 @@ mod tests {
     use super::*;
     use crate::progress::testing::lines;
     use actuator_events::ModelRetryEvent;
+
+    #[test]
+    fn a_sample_sink_declines_pending_tool_events_as_its_log_drops_them() {
+        let (progress, _out) = lines("t", 1);
+        let log = StampedLog::new();
+        let sink = RunWatch::new(progress).sink(log.clone(), "sample 1 (epoch 1)".into());
+        // The executor asks before it builds one: a log keeps the completed event only.
+        assert!(!sink.wants_pending_tool_events());
+        sink.emit(Event::ToolPending(actuator_events::PendingToolEvent::new(
+            "call_1",
+            "add",
+            serde_json::json!({}),
+            1.0,
+        )));
+        assert!(log.take().is_empty());
+    }
 
     #[test]
     fn a_retry_reaches_the_progress_lines_and_names_the_model_and_the_log_keeps_it() {

@@ -53,6 +53,10 @@ impl EventSink for StampedLog {
             .unwrap_or_else(PoisonError::into_inner)
             .push((now, event));
     }
+
+    fn wants_pending_tool_events(&self) -> bool {
+        false
+    }
 }
 
 fn base(kind: &str, at: f64, sample_start: f64) -> Map<String, Value> {
