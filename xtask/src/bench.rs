@@ -317,6 +317,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 Unit::Seconds => "s",
                 Unit::Bytes => "B",
                 Unit::PerSecond => "1/s",
+                Unit::SamplesPerSecond => "samples/s",
                 Unit::Ratio => "x",
             };
             (k.clone(), json!({"median": m.value, "unit": unit}))

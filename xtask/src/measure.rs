@@ -15,8 +15,10 @@ pub enum Unit {
     Seconds,
     /// A size, in bytes.
     Bytes,
-    /// A rate, per second.
+    /// A rate of turns, per second.
     PerSecond,
+    /// A rate of samples, per second.
+    SamplesPerSecond,
     /// One figure divided by another (`x`).
     Ratio,
 }
@@ -54,7 +56,8 @@ impl Measure {
             "ns" => (1e-9, Unit::Seconds),
             "MiB" => (1024.0 * 1024.0, Unit::Bytes),
             "KiB" => (1024.0, Unit::Bytes),
-            "turns/s" | "samples/s" => (1.0, Unit::PerSecond),
+            "turns/s" => (1.0, Unit::PerSecond),
+            "samples/s" => (1.0, Unit::SamplesPerSecond),
             "x" => (1.0, Unit::Ratio),
             _ => return None,
         };
@@ -156,6 +159,7 @@ pub fn show(m: Measure) -> String {
             }
         }
         Unit::PerSecond => format!("{} turns/s", thousands(m.value.round())),
+        Unit::SamplesPerSecond => format!("{} samples/s", thousands(m.value.round())),
         Unit::Ratio => format!("{:.2}×", m.value),
     }
 }
@@ -188,7 +192,7 @@ pub fn ratio(rust: Measure, inspect: Measure) -> Option<f64> {
         return None;
     }
     Some(match rust.unit {
-        Unit::PerSecond => rust.value / inspect.value,
+        Unit::PerSecond | Unit::SamplesPerSecond => rust.value / inspect.value,
         _ => inspect.value / rust.value,
     })
 }
