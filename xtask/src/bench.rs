@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::measure::{Measure, Unit, capture, results, root, sh, w5_label};
+use crate::measure::{Measure, Unit, W9_PER_SAMPLE, capture, results, root, sh, w5_label};
 use crate::python::{self, PythonOptions};
 use crate::report;
 
@@ -562,9 +562,6 @@ fn w5(exe: &Path, quick: bool, rust: &mut BTreeMap<String, Measure>) -> Result<(
     }
     Ok(())
 }
-
-/// The key of W9's memory per sample in flight, derived from its two runs.
-pub const W9_PER_SAMPLE: &str = "W9|eval 10 000 samples, yielding model: peak-RSS growth per sample in flight (1000 vs 100 at once)";
 
 /// (RSS(1000 at once) − RSS(100 at once)) / 900: what one more sample in flight costs,
 /// its conversation included (issue 39's target: at most 64 KiB).

@@ -23,6 +23,10 @@ pub enum Unit {
     Ratio,
 }
 
+/// The key of W9's memory per sample in flight, derived from its two runs (by the bench step,
+/// reported by the table).
+pub const W9_PER_SAMPLE: &str = "W9|eval 10 000 samples, yielding model: peak-RSS growth per sample in flight (1000 vs 100 at once)";
+
 /// One median, in its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Measure {

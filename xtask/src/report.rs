@@ -149,7 +149,7 @@ fn rows() -> Vec<Row> {
         row("W9 the same: peak RSS", "W9|eval 10 000 samples, yielding model: peak RSS (VmHWM)", Some("W9|eval 10 000 samples: peak RSS (ru_maxrss)")),
         row("W9 the same: log size", "W9|eval 10 000 samples, yielding model: log size", Some("W9|eval 10 000 samples: log size")),
         row("W9 the same, 1 000 in flight: peak RSS", "W9|eval 10 000 samples, 1000 at once, yielding model: peak RSS (VmHWM)", None),
-        row("W9 peak RSS per extra sample in flight, 1 000 vs 100 (its conversation included)", crate::bench::W9_PER_SAMPLE, None),
+        row("W9 peak RSS per extra sample in flight, 1 000 vs 100 (its conversation included)", crate::measure::W9_PER_SAMPLE, None),
         row("SSE one 1 MiB server-sent-event line through the OpenAI provider, whole `generate`", "sse|one 1 MiB SSE line", None),
         row("SSE the same, 4 MiB (linear: about 4× the 1 MiB figure)", "sse|one 4 MiB SSE line", None),
         row("SSE the same, 16 MiB", "sse|one 16 MiB SSE line", None),
@@ -228,7 +228,7 @@ fn target_list() -> Vec<Target> {
         t("W5 events on ÷ off, time per turn (issue 16)", W5_EVENTS_RATIO.into(), true, Measure { value: 1.5, unit: Unit::Ratio }, "issue"),
         t("W5 memory per agent, K=10 000, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
         t("W5 memory per agent, K=100, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
-        t("W9 memory per sample in flight (issue 39)", crate::bench::W9_PER_SAMPLE.into(), true, b(64.0 * 1024.0), "issue"),
+        t("W9 memory per sample in flight (issue 39)", crate::measure::W9_PER_SAMPLE.into(), true, b(64.0 * 1024.0), "issue"),
     ]
 }
 
