@@ -79,9 +79,15 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
+/// The median; of an even count, the mean of the two middle values.
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+    let n = values.len();
+    match (n.checked_sub(1).map(|_| values[n / 2]), n % 2) {
+        (None, _) => f64::NAN,
+        (Some(upper), 0) => (values[n / 2 - 1] + upper) / 2.0,
+        (Some(middle), _) => middle,
+    }
 }
 
 /// The CPU seconds (user + system) of this process's children that have been waited for,
@@ -288,6 +294,13 @@ mod tests {
         assert!(before >= 0.0);
         sh(&mut Command::new("true")).expect("true runs");
         assert!(children_cpu().expect("readable") >= before);
+    }
+
+    #[test]
+    fn median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(&mut [3.0, 1.0]), 2.0);
+        assert_eq!(median(&mut [5.0, 1.0, 3.0]), 3.0);
+        assert!(median(&mut []).is_nan());
     }
 
     #[test]
