@@ -41,7 +41,11 @@ options:
                         rmcp's ToolRouter) from peers/, in target/peers: rows beside our W2 row
                         and a table of what each does with invalid arguments and unknown keys
                         (independent of --only: `--peers --only w2` runs both W2 benches)
-  --build-cost          measure the clean and incremental build times (default unless --quick)
+  --build-cost          measure the clean and incremental build times (default unless --quick):
+                        `cargo build -p actuator`, and a first app (facade default + providers)
+                        beside the same app on rig 0.44 and beside rig-core's default features
+  --build-rounds N      clean builds of each first app, in turn, the order reversed every round
+                        (default 1); each figure is the median
   --no-build-cost       skip them
   --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,sse,
                         build (passed on to the Python reference as its workloads W0, W1, …;
@@ -59,6 +63,7 @@ struct Options {
     peer: bool,
     peers: bool,
     build_cost: Option<bool>,
+    build_rounds: usize,
     only: Option<Vec<String>>,
 }
 
@@ -74,6 +79,7 @@ impl Options {
             peer: false,
             peers: false,
             build_cost: None,
+            build_rounds: 1,
             only: None,
         };
         let mut it = args.iter();
@@ -95,6 +101,13 @@ impl Options {
                 "--peers" => o.peers = true,
                 "--build-cost" => o.build_cost = Some(true),
                 "--no-build-cost" => o.build_cost = Some(false),
+                "--build-rounds" => {
+                    o.build_rounds = value(a)?
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or("--build-rounds needs a whole number above 0")?;
+                }
                 "--only" => {
                     o.only = Some(
                         value(a)?
@@ -170,7 +183,15 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let started = Instant::now();
     let mut rust: BTreeMap<String, Measure> = BTreeMap::new();
 
-    let bins = build(&root)?;
+    // The build-cost step builds in its own folders: `--only build` compiles no benchmark.
+    const BENCH_STEPS: [&str; 11] = [
+        "w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "sse",
+    ];
+    let bins = if BENCH_STEPS.iter().any(|s| options.runs(s)) {
+        build(&root)?
+    } else {
+        BTreeMap::new()
+    };
     let bin = |name: &str| {
         bins.get(name)
             .cloned()
@@ -266,8 +287,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
         w9_per_sample_in_flight(&mut rust);
     }
     if options.build_cost() {
-        step("build cost: clean `cargo build -p actuator`, then an incremental rebuild");
-        build_cost(&root, &mut rust)?;
+        step(
+            "build cost: clean `cargo build -p actuator`, an incremental rebuild, first apps (ours, rig's)",
+        );
+        crate::build_cost::run(&root, options.build_rounds, &mut rust)?;
     }
 
     let (inspect, meta) = match (&options.python_results, options.with_python) {
@@ -621,85 +644,6 @@ fn vm_hwm(pid: u32) -> Result<f64, String> {
         .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
         .map(|kib| kib * 1024.0)
         .ok_or_else(|| format!("no VmHWM in {path}"))
-}
-
-/// Clean `cargo build -p actuator` in its own target folder, then the incremental rebuild of a
-/// small binary after an edit inside a `#[tool]` function's body.
-fn build_cost(root: &Path, rust: &mut BTreeMap<String, Measure>) -> Result<(), String> {
-    let dir = root.join("target").join("bench-build-cost");
-    let target = dir.join("target");
-    if target.exists() {
-        fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
-    }
-    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let quiet = |cmd: &mut Command, log: &str| -> Result<f64, String> {
-        let file = fs::File::create(dir.join(log)).map_err(|e| e.to_string())?;
-        cmd.env("CARGO_TARGET_DIR", &target)
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(file));
-        let t0 = Instant::now();
-        sh(cmd)?;
-        Ok(t0.elapsed().as_secs_f64())
-    };
-
-    // Fetching crates is not building: make sure they are downloaded first.
-    sh(Command::new(cargo()).current_dir(root).arg("fetch"))?;
-    let clean = quiet(
-        Command::new(cargo())
-            .current_dir(root)
-            .args(["build", "-p", "actuator"]),
-        "clean-build.log",
-    )?;
-    eprintln!("   clean build: {clean:.1} s");
-    rust.insert(
-        "build|clean cargo build -p actuator".into(),
-        Measure::seconds(clean),
-    );
-
-    // A crate outside the workspace, using the facade by path, whose main.rs is the W0 example.
-    let scratch = dir.join("scratch");
-    fs::create_dir_all(scratch.join("src")).map_err(|e| e.to_string())?;
-    let facade = root.join("crates").join("actuator");
-    let manifest = format!(
-        "[package]\nname = \"w0-incremental\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nactuator = {{ path = {:?} }}\nserde_json = \"1\"\n\
-         tokio = {{ version = \"1\", features = [\"rt\"] }}\n\n[workspace]\n",
-        facade.display().to_string()
-    );
-    fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
-    fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).map_err(|e| e.to_string())?;
-    let source = fs::read_to_string(facade.join("examples").join("w0_first_call.rs"))
-        .map_err(|e| e.to_string())?;
-    let body = "    x + y\n";
-    if source.matches(body).count() != 1 {
-        return Err("w0_first_call.rs should contain `x + y` once, as add's body".into());
-    }
-    let main_rs = scratch.join("src").join("main.rs");
-    fs::write(&main_rs, &source).map_err(|e| e.to_string())?;
-    let build = || {
-        quiet(
-            Command::new(cargo()).current_dir(&scratch).arg("build"),
-            "incremental-build.log",
-        )
-    };
-    build()?;
-    let mut rebuilds = Vec::new();
-    for i in 0..3 {
-        let edited = if i % 2 == 0 {
-            source.replace(body, "    y + x\n")
-        } else {
-            source.clone()
-        };
-        fs::write(&main_rs, edited).map_err(|e| e.to_string())?;
-        rebuilds.push(build()?);
-    }
-    let incremental = median(&mut rebuilds);
-    eprintln!("   incremental rebuild: {incremental:.2} s");
-    rust.insert(
-        "build|incremental rebuild after editing a #[tool] body".into(),
-        Measure::seconds(incremental),
-    );
-    Ok(())
 }
 
 /// `nproc`, the CPU model, the memory and the kernel, read from /proc.

@@ -2,6 +2,7 @@
 #![allow(clippy::print_stderr)]
 
 mod bench;
+mod build_cost;
 mod divan;
 mod measure;
 mod peers;

@@ -155,6 +155,10 @@ fn rows() -> Vec<Row> {
         row("SSE the same, 16 MiB", "sse|one 16 MiB SSE line", None),
         row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
         row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),
+        same_run("Build: a first app (`#[tool]`, react, `get_model`), clean, facade default + `providers` (second column: the same app on rig 0.44, rig-core + `reqwest` + rig-agent)", crate::build_cost::FIRST_APP, crate::build_cost::RIG_APP),
+        same_run("Build: the same, CPU time (user + system)", crate::build_cost::FIRST_APP_CPU, crate::build_cost::RIG_APP_CPU),
+        same_run("Build: our first app against rig-core 0.44's default features alone (no HTTP transport: it cannot call a model)", crate::build_cost::FIRST_APP, crate::build_cost::RIG_CORE),
+        same_run("Build: the same, CPU time (user + system)", crate::build_cost::FIRST_APP_CPU, crate::build_cost::RIG_CORE_CPU),
     ]
 }
 
