@@ -8,25 +8,31 @@ use std::sync::Arc;
 
 use crate::tool_call::ToolCall;
 
-/// A new unique message or call id: a random (v4) UUID written as the reference's
-/// `shortuuid` writes one, 22 characters of a 57-letter alphabet without look-alikes
-/// (`0`/`O`, `1`/`I`/`l`).
+/// A new unique message or call id: 22 characters of the 57-letter alphabet the reference's
+/// `shortuuid` writes its ids in (no look-alikes: `0`/`O`, `1`/`I`/`l`), drawn from the
+/// thread's cryptographically seeded generator (about 128 random bits, a version-4 UUID's
+/// 122 and more).
+///
+/// Not a UUID written in base 57 as `shortuuid` makes one: nothing decodes an id, and the
+/// digits are read straight off random bits with multiplications, where encoding a UUID
+/// takes four 128-bit divisions, the dearer part of every message's id.
 ///
 /// ```
 /// let id = actuator_model::new_id();
 /// assert_eq!(id.len(), 22);
 /// assert!(id.bytes().all(|b| b.is_ascii_alphanumeric() && !b"01IOl".contains(&b)));
+/// assert_ne!(id, actuator_model::new_id());
 /// ```
 pub fn new_id() -> CompactString {
-    short_uuid(uuid::Uuid::new_v4().as_u128())
+    id_from_bits(rand::random())
 }
 
 /// shortuuid's alphabet (its default, in order).
 const ALPHABET: &[u8; 57] = b"23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-/// The digits a UUID takes in that alphabet (57^22 > 2^128).
+/// The characters of an id.
 const ID_LEN: usize = 22;
 /// Every pair of digits, `PAIRS[57 * a + b] = [ALPHABET[a], ALPHABET[b]]`: an id is written
-/// two digits per division, as every message and call takes one.
+/// two digits at a time.
 const PAIRS: [[u8; 2]; 57 * 57] = {
     let mut pairs = [[0u8; 2]; 57 * 57];
     let mut i = 0;
@@ -37,24 +43,22 @@ const PAIRS: [[u8; 2]; 57 * 57] = {
     pairs
 };
 
-/// `n` in base 57, most significant digit first, padded to 22 digits with the alphabet's
-/// zero, as shortuuid encodes a UUID's integer.
-pub(crate) fn short_uuid(n: u128) -> CompactString {
-    // Ten digits fit a u64 (57^10 < 2^64): two u128 divisions cut `n` into chunks of 10, 10
-    // and 2 digits, then each chunk is written a pair at a time with u64 arithmetic.
-    const CHUNK: u128 = 57u128.pow(10);
-    const PAIR: u64 = 57 * 57;
+/// The id of 192 random bits: each word, read as a fraction of one, is written in base
+/// 57 × 57 by multiplying it by the base and taking the carry out as the next digit pair.
+/// A word's 64 bits give five pairs (57^10 < 2^64, so every pair of the five takes its values
+/// near evenly), the third word the last pair.
+fn id_from_bits(bits: [u64; 3]) -> CompactString {
+    const BASE: u128 = 57 * 57;
     let mut buffer = [0u8; ID_LEN];
-    let low = (n % CHUNK) as u64;
-    let rest = n / CHUNK;
-    let middle = (rest % CHUNK) as u64;
-    let high = (rest / CHUNK) as u64; // < 57^2, as n < 2^128 < 57^22
-    let mut at = ID_LEN;
-    for (mut chunk, pairs) in [(low, 5), (middle, 5), (high, 1)] {
+    let mut at = 0;
+    for (mut word, pairs) in [(bits[0], 5), (bits[1], 5), (bits[2], 1)] {
         for _ in 0..pairs {
-            at -= 2;
-            buffer[at..at + 2].copy_from_slice(&PAIRS[(chunk % PAIR) as usize]);
-            chunk /= PAIR;
+            let wide = u128::from(word) * BASE;
+            // The carry is below BASE, as `word` is below 2^64.
+            let pair = PAIRS[(wide >> 64) as usize];
+            buffer[at..at + 2].copy_from_slice(&pair);
+            at += 2;
+            word = wide as u64;
         }
     }
     // Every byte is from the ASCII alphabet, so the buffer is always valid UTF-8; 22 bytes
@@ -481,23 +485,44 @@ from_variant!(
 
 #[cfg(test)]
 mod tests {
-    use super::short_uuid;
+    use super::{ALPHABET, id_from_bits, new_id};
+    use std::collections::HashSet;
 
     #[test]
-    fn ids_are_written_as_shortuuid_writes_them() {
-        // From shortuuid 1.0 (the reference's): `shortuuid.encode(uuid.UUID(int=n))`.
-        for (n, expected) in [
-            (0, "2222222222222222222222"),
-            (1, "2222222222222222222223"),
-            (56, "222222222222222222222z"),
-            (57, "2222222222222222222232"),
-            (u128::MAX, "oZEq7ovRbLq6UnGMPwc8B5"),
-            (
-                0x0123_4567_89ab_cdef_0123_4567_89ab_cdef,
-                "2DYiVtse6TuhfRwHt5ccDb",
-            ),
-        ] {
-            assert_eq!(short_uuid(n), expected, "{n:#x}");
+    fn ids_read_their_digits_off_the_bits_in_order() {
+        assert_eq!(id_from_bits([0; 3]), "2222222222222222222222");
+        // 2^63 is one half: each pair is half the base, 1624 = 28 × 57 + 28, and, the base
+        // being odd, a half is left for the next; the second and third words give "2"s.
+        let c = char::from(ALPHABET[28]);
+        let halves = c.to_string().repeat(10);
+        assert_eq!(
+            id_from_bits([1 << 63, 0, 0]),
+            format!("{halves}{}", "2".repeat(12))
+        );
+        // All ones is just below one: the first pair is the last, "zz".
+        assert!(id_from_bits([u64::MAX; 3]).starts_with("zz"));
+        // The third word gives only the last pair.
+        assert_eq!(
+            id_from_bits([0, 0, 1 << 63]),
+            format!("{}{c}{c}", "2".repeat(20))
+        );
+    }
+
+    #[test]
+    fn ids_are_unique_and_spread_over_the_alphabet() {
+        let ids: Vec<_> = (0..57 * 400).map(|_| new_id()).collect();
+        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+        // Every position takes every letter about equally often (400 expected each; a
+        // generator stuck on some letters fails by far).
+        for position in [0, 9, 10, 21] {
+            let mut counts = [0u32; 57];
+            for id in &ids {
+                let letter = id.as_bytes()[position];
+                let index = ALPHABET.iter().position(|&b| b == letter).unwrap();
+                counts[index] += 1;
+            }
+            let (low, high) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+            assert!(*low > 250 && *high < 550, "position {position}: {counts:?}");
         }
     }
 }
