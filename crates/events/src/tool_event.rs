@@ -45,7 +45,10 @@ impl ApprovalEvent {
 /// starts; the call's [`ToolEvent`], with the same `id`, follows when it ends and supersedes
 /// it, as the reference updates its one event in place. It is small and kept inline in the
 /// [`Event`](crate::Event), not boxed as the completed event is: every call emits one, before
-/// its tool runs, so what it costs delays every tool. [`PendingToolEvent::to_tool_event`]
+/// its tool runs, so what it costs delays every tool. For the same reason its id and tool
+/// name are its own inline copies (up to 24 bytes need no allocation), not shared counted
+/// strings: counting a shared string is an atomic operation, dearer than copying a short one.
+/// [`PendingToolEvent::to_tool_event`]
 /// gives it in the reference's shape, a `ToolEvent` with `pending: Some(true)`.
 ///
 /// ```
@@ -58,10 +61,10 @@ impl ApprovalEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PendingToolEvent {
-    /// The call id, shared with the call's completed event.
-    pub id: Arc<str>,
-    /// The tool called, shared as the id is.
-    pub function: Arc<str>,
+    /// The call id (the completed event's has the same text).
+    pub id: CompactString,
+    /// The tool called.
+    pub function: CompactString,
     /// The arguments the call started with (a JSON object), shared with the tool and the
     /// completed event; an approver's modification is on the completed event only.
     pub arguments: Arc<Value>,
@@ -75,8 +78,8 @@ pub struct PendingToolEvent {
 impl PendingToolEvent {
     /// The start of call `id` of tool `function`.
     pub fn new(
-        id: impl Into<Arc<str>>,
-        function: impl Into<Arc<str>>,
+        id: impl Into<CompactString>,
+        function: impl Into<CompactString>,
         arguments: impl Into<Arc<Value>>,
         started_at: f64,
     ) -> Self {
@@ -93,8 +96,8 @@ impl PendingToolEvent {
     /// shape the reference records until the call completes.
     pub fn to_tool_event(&self) -> ToolEvent {
         let mut event = ToolEvent::pending(
-            Arc::clone(&self.id),
-            Arc::clone(&self.function),
+            self.id.as_str(),
+            self.function.as_str(),
             Arc::clone(&self.arguments),
             self.started_at,
         );
@@ -123,9 +126,9 @@ impl PendingToolEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ToolEvent {
-    /// The call id (shared with the call's pending event).
+    /// The call id (the pending event's has the same text).
     pub id: Arc<str>,
-    /// The tool called (shared as the id is).
+    /// The tool called.
     pub function: Arc<str>,
     /// The arguments the call ran with (after an approver's modification), shared between
     /// the call's pending and completed events, and with the tool itself: a JSON object.

@@ -27,7 +27,8 @@ fn a_tool_event_keeps_its_rare_approval_out_of_line() {
 fn a_pending_tool_event_is_inline_and_no_larger_than_the_other_events() {
     use actuator_events::{Event, PendingToolEvent};
     // Every call emits one before its tool runs: it lives in the event itself, with no block
-    // of its own, and does not make every event of the log larger.
+    // of its own, and does not make every event of the log larger. Its id and name are
+    // inline copies (24 bytes each), not shared strings whose counts are atomic operations.
     let event = Event::ToolPending(PendingToolEvent::new("call_1", "add", json!({}), 0.0));
     assert!(matches!(event, Event::ToolPending(_)));
     assert!(
@@ -36,7 +37,7 @@ fn a_pending_tool_event_is_inline_and_no_larger_than_the_other_events() {
         size_of::<Event>()
     );
     assert!(
-        size_of::<PendingToolEvent>() <= 64,
+        size_of::<PendingToolEvent>() <= 80,
         "{} bytes",
         size_of::<PendingToolEvent>()
     );

@@ -188,8 +188,8 @@ impl Runner<'_> {
         if let Some(r) = &recorded {
             if let Some(sink) = self.sink().filter(|s| s.wants_pending_tool_events()) {
                 let mut pending = PendingToolEvent::new(
-                    Arc::clone(&names.id),
-                    Arc::clone(&names.function),
+                    call.id.clone(),
+                    call.function.clone(),
                     Arc::clone(&arguments),
                     r.started_at,
                 );

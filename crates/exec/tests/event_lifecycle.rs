@@ -84,9 +84,9 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
             let [Event::ToolPending(pending)] = &events[..] else {
                 panic!("{events:?}")
             };
-            assert!(
-                std::sync::Arc::ptr_eq(&pending.id, &ctx.call_id),
-                "the context shares the event's id"
+            assert_eq!(
+                &*pending.id, &*ctx.call_id,
+                "the context has the event's id"
             );
             Ok(ToolOutput::Text("done".into()))
         }
@@ -107,7 +107,7 @@ async fn a_call_emits_a_pending_event_before_its_tool_runs_then_the_completed_on
     assert_eq!(pending.arguments["s"], "x");
     assert_eq!(pending.span_id.as_deref(), Some("span_7"));
 
-    assert!(std::sync::Arc::ptr_eq(&done.id, &pending.id));
+    assert_eq!(&*done.id, &*pending.id);
     assert_eq!(done.pending, None);
     assert_eq!(done.result.text(), "done");
     assert_eq!(done.started_at, pending.started_at);

@@ -58,7 +58,8 @@ async fn every_call_produces_a_serializable_event() {
     let back: Event = serde_json::from_value(json).unwrap();
     assert_eq!(back, Event::Tool(Box::new(events[1].clone())));
 
-    // A call's pending and completed events share its id, name and arguments (one copy each).
+    // A call's pending and completed events name the same call and share its arguments (one
+    // copy); the pending event's id and name are its own inline copies.
     let all = log.events();
     let (mut pending, mut done) = (Vec::new(), Vec::new());
     for e in &all {
@@ -72,8 +73,11 @@ async fn every_call_produces_a_serializable_event() {
         panic!("{all:?}")
     };
     assert!(!done.is_pending());
-    assert!(std::sync::Arc::ptr_eq(&pending.id, &done.id));
-    assert!(std::sync::Arc::ptr_eq(&pending.function, &done.function));
+    assert_eq!(
+        (&*pending.id, &*pending.function),
+        (&*done.id, &*done.function)
+    );
+    assert!(!pending.id.is_heap_allocated() && !pending.function.is_heap_allocated());
     assert!(std::sync::Arc::ptr_eq(&pending.arguments, &done.arguments));
 }
 
