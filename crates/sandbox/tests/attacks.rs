@@ -383,6 +383,76 @@ async fn a_command_that_signals_its_own_group_returns_with_its_status() {
     assert_eq!(out.status, Some(143), "killed by its own SIGTERM");
 }
 
+/// Whether process `pid` (as the sandbox numbers it) still runs, asked inside the sandbox
+/// (a zombie waiting for its parent counts as gone).
+async fn runs(sb: &LocalSandbox, pid: &str) -> bool {
+    let check = format!(
+        "if [ -e /proc/{pid} ] && ! grep -q '^State:[[:space:]]*Z' /proc/{pid}/status; \
+         then echo alive; else echo gone; fi"
+    );
+    sb.exec(bash(&check)).await.unwrap().stdout == "alive\n"
+}
+
+/// A command that exits while a process it started holds its output open: the call returns
+/// about a second (`EXIT_DRAIN`) after the command's exit with what it wrote, and the
+/// process it left is killed with its group. Without the bound, the call waited for the
+/// process (30 s here), or for its timeout, for output nobody waits for.
+async fn a_background_job_holding_the_output_does_not_hold_the_call(sb: LocalSandbox) {
+    let started = Instant::now();
+    let out = within(
+        Duration::from_secs(15),
+        "a command whose background job holds its output",
+        async { sb.exec(bash("sleep 30 & echo $!")).await.unwrap() },
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status, Some(0), "the command itself finished: {out:?}");
+    let pid = out.stdout.trim().to_owned();
+    assert!(pid.parse::<u32>().is_ok(), "{out:?}");
+    // The group is killed as the call returns; give the kill a moment to land.
+    let mut alive = true;
+    for _ in 0..50 {
+        alive = runs(&sb, &pid).await;
+        if !alive {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!alive, "the background job outlived its call");
+}
+
+#[tokio::test]
+async fn a_confined_background_job_holding_the_output_does_not_hold_the_call() {
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    a_background_job_holding_the_output_does_not_hold_the_call(sb).await;
+}
+
+#[tokio::test]
+async fn an_unconfined_background_job_holding_the_output_does_not_hold_the_call() {
+    let sb = LocalSandbox::builder().unconfined().build().unwrap();
+    a_background_job_holding_the_output_does_not_hold_the_call(sb).await;
+}
+
+#[tokio::test]
+async fn output_written_just_after_the_exit_is_still_read() {
+    // The bound is a drain, not a cut at the exit: what a background job writes within it
+    // is kept.
+    let Some(sb) = sandbox_with(LocalSandbox::builder()) else {
+        return;
+    };
+    let out = sb
+        .exec(bash("(sleep 0.2; echo late) & echo early"))
+        .await
+        .unwrap();
+    assert_eq!(out.stdout, "early\nlate\n");
+}
+
 #[tokio::test]
 async fn a_command_that_kills_whatever_waits_for_it_returns_at_once() {
     let Some(sb) = sandbox_with(LocalSandbox::builder()) else {

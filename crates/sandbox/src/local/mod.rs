@@ -184,9 +184,15 @@ impl LocalSandboxBuilder {
 /// Confined, it is one long-lived bubblewrap sandbox (one PID namespace) started when it is
 /// built, with a small supervisor inside that forks each command as its own process group:
 /// a process a command leaves in the background keeps running, as in the reference, until
-/// the sandbox goes. If a command kills the supervisor, the next command starts a fresh
-/// sandbox (the working directory is kept, background processes are not). Unconfined, each
-/// command is a plain subprocess whose whole process group is killed when it exits.
+/// the sandbox goes, provided its output goes elsewhere (`server > log 2>&1 &`). If a command
+/// kills the supervisor, the next command starts a fresh sandbox (the working directory is
+/// kept, background processes are not). Unconfined, each command is a plain subprocess whose
+/// whole process group is killed when it exits.
+///
+/// A call returns at most a second after its command exits, with the output read until then:
+/// a process the command left holding its standard output or error open cannot make the call
+/// wait for it (the reference waits until it ends or the call times out). Such a process is
+/// killed with the command's group when the call returns.
 ///
 /// Dropping it kills every process it started that is still running (the whole PID
 /// namespace, when confined) and deletes its directory, so a run that ends, is cancelled or

@@ -111,6 +111,12 @@ fn lossy(bytes: &[u8]) -> String {
 pub(crate) enum Collected {
     /// Both streams closed and the command exited.
     Exited(RawOutput),
+    /// The command exited, and [`EXIT_DRAIN`] later something it left behind still held its
+    /// output open (the output until then). The caller kills the command's group, as for a
+    /// timeout, but the call succeeds: the command itself finished.
+    Lingering(RawOutput),
+    /// Both streams closed but the exit was not reported within the grace the caller gave.
+    Unreported,
     /// The deadline passed first (the output until then).
     TimedOut { stdout: Vec<u8>, stderr: Vec<u8> },
     /// More than the limit arrived (the output until then, not yet cut).
@@ -124,7 +130,7 @@ impl Collected {
     /// left running.
     pub(crate) fn into_result(self, limit: usize) -> Result<RawOutput, SandboxError> {
         match self {
-            Collected::Exited(raw) => Ok(raw),
+            Collected::Exited(raw) | Collected::Lingering(raw) => Ok(raw),
             Collected::TimedOut { stdout, stderr } => Err(SandboxError::Timeout {
                 stdout: lossy(&stdout),
                 stderr: lossy(&stderr),
@@ -143,12 +149,26 @@ impl Collected {
                 })
             }
             Collected::Failed(err) => Err(err),
+            // Callers that give a grace handle this themselves (it says the host lost track
+            // of the command); as a result alone, the command's end is unknown.
+            Collected::Unreported => Err(SandboxError::unavailable(
+                "The command's streams closed but how it ended was never reported",
+            )),
         }
     }
 }
 
-/// Reads both streams until they close, then waits for `exit`, stopping at `deadline` or
-/// when more than `limit` bytes arrived. Kills nothing: the caller does, on anything but
+/// How long a command's output is still read once the command has exited. What it wrote
+/// before exiting is already in the pipes and is read in microseconds; only a process it
+/// left running (`server &`, or a `sleep` that missed the group's SIGTERM) can hold the
+/// streams open longer, and without this bound the call would wait for that process, or
+/// until its timeout, for output nobody waits for. The command's group is killed after.
+pub(crate) const EXIT_DRAIN: Duration = Duration::from_secs(1);
+
+/// Reads both streams until they close, watching `exit` at the same time, stopping at
+/// `deadline`, when more than `limit` bytes arrived, or [`EXIT_DRAIN`] after the exit.
+/// When the streams close before the exit is known, waits for it (for at most
+/// `report_grace`, when given). Kills nothing: the caller does, on anything but
 /// [`Collected::Exited`].
 pub(crate) async fn collect_streams<O, E, W>(
     mut stdout: Option<O>,
@@ -156,6 +176,7 @@ pub(crate) async fn collect_streams<O, E, W>(
     exit: W,
     deadline: Option<Instant>,
     limit: usize,
+    report_grace: Option<Duration>,
 ) -> Collected
 where
     O: AsyncRead + Unpin,
@@ -167,7 +188,11 @@ where
     let mut buf_out = vec![0u8; 16 * 1024];
     let mut buf_err = vec![0u8; 16 * 1024];
     let sleep = sleep_until(deadline);
-    tokio::pin!(sleep);
+    tokio::pin!(sleep, exit);
+    // Armed when the exit is known.
+    let drain = tokio::time::sleep(EXIT_DRAIN);
+    tokio::pin!(drain);
+    let mut exited: Option<Option<i32>> = None;
     while stdout.is_some() || stderr.is_some() {
         tokio::select! {
             n = read_some(&mut stdout, &mut buf_out) => {
@@ -175,6 +200,17 @@ where
             }
             n = read_some(&mut stderr, &mut buf_err) => {
                 if let Some(n) = n { err.extend_from_slice(&buf_err[..n]) } else { stderr = None }
+            }
+            status = &mut exit, if exited.is_none() => match status {
+                Ok(status) => {
+                    exited = Some(status);
+                    drain.as_mut().reset(Instant::now() + EXIT_DRAIN);
+                }
+                Err(e) => return Collected::Failed(e),
+            },
+            () = &mut drain, if exited.is_some() => {
+                let status = exited.flatten();
+                return Collected::Lingering(RawOutput { status, stdout: out, stderr: err });
             }
             () = &mut sleep => return Collected::TimedOut { stdout: out, stderr: err },
         }
@@ -185,10 +221,24 @@ where
             };
         }
     }
+    if let Some(status) = exited {
+        return Collected::Exited(RawOutput {
+            status,
+            stdout: out,
+            stderr: err,
+        });
+    }
+    let report = async {
+        match report_grace {
+            Some(grace) => tokio::time::timeout(grace, &mut exit).await.ok(),
+            None => Some((&mut exit).await),
+        }
+    };
     tokio::select! {
-        status = exit => match status {
-            Ok(status) => Collected::Exited(RawOutput { status, stdout: out, stderr: err }),
-            Err(e) => Collected::Failed(e),
+        status = report => match status {
+            Some(Ok(status)) => Collected::Exited(RawOutput { status, stdout: out, stderr: err }),
+            Some(Err(e)) => Collected::Failed(e),
+            None => Collected::Unreported,
         },
         () = &mut sleep => Collected::TimedOut { stdout: out, stderr: err },
     }
@@ -217,7 +267,7 @@ pub(crate) async fn collect(
         let status = child.wait().await?;
         Ok(status.code())
     };
-    let collected = collect_streams(stdout, stderr, exit, deadline, limit).await;
+    let collected = collect_streams(stdout, stderr, exit, deadline, limit, None).await;
     // Anything the command left behind in its group goes now (and on a timeout or over the
     // limit, the command itself; `kill_on_drop` reaps the child).
     drop(guard);

@@ -347,34 +347,39 @@ impl Supervisor {
             }.into_result(limit),
         }
         let shared = &self.shared;
-        // Polled once both streams are at end of file: the job shell holds standard output
-        // until it has reported the exit, so the report is already on its way, or it never
-        // comes (the job shell was killed, say by `kill -9 $PPID`).
+        // Watched while the streams are read. The job shell holds standard output until it
+        // has reported the exit, so once both streams are at end of file the report is
+        // already on its way, or it never comes (the job shell was killed, say by
+        // `kill -9 $PPID`): `collect_streams` waits `EXIT_REPORT_GRACE` for it then.
         let exit = async move {
-            let report = async {
-                loop {
-                    match events.recv().await {
-                        Some(Event::Exited(status)) => return Ok(Some(status)),
-                        Some(Event::Started(_)) => {}
-                        Some(Event::Gone) | None => return Err(shared.lost()),
-                    }
-                }
-            };
-            match tokio::time::timeout(EXIT_REPORT_GRACE, report).await {
-                Ok(reported) => reported,
-                Err(_) => {
-                    shared.misbehaved(
-                        "lost a command: the shell waiting for it was killed before it \
-                         reported how the command ended, without reporting"
-                            .to_owned(),
-                    );
-                    Err(shared.lost())
+            loop {
+                match events.recv().await {
+                    Some(Event::Exited(status)) => return Ok(Some(status)),
+                    Some(Event::Started(_)) => {}
+                    Some(Event::Gone) | None => return Err(shared.lost()),
                 }
             }
         };
-        let collected = collect_streams(Some(stdout), stderr, exit, deadline, limit).await;
-        if matches!(collected, Collected::Exited(_)) {
-            guard.finish();
+        let collected = collect_streams(
+            Some(stdout),
+            stderr,
+            exit,
+            deadline,
+            limit,
+            Some(EXIT_REPORT_GRACE),
+        )
+        .await;
+        match collected {
+            Collected::Exited(_) => guard.finish(),
+            Collected::Unreported => {
+                shared.misbehaved(
+                    "lost a command: the shell waiting for it was killed before it \
+                     reported how the command ended, without reporting"
+                        .to_owned(),
+                );
+                return Err(shared.lost());
+            }
+            _ => {}
         }
         // A timeout or the output limit: the command's group is killed here.
         drop(guard);
