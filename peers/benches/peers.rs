@@ -13,7 +13,9 @@
 //! `ToolCallContext`, and rig's `ToolContext`.
 //!
 //! The `*_events_off` rows run ours with no event sink (nothing recorded), as rmcp's router
-//! records nothing.
+//! records nothing; the `*_results_only` rows record each call's completed event only, as an
+//! evaluation's log does (the rows without a suffix also record the event a call emits when
+//! it starts, which a live view wants).
 //!
 //! `peers --behaviour` instead prints one `BEHAVIOUR {json}` line per framework and case
 //! (valid, wrongly typed argument, unknown key) and exits.
@@ -66,6 +68,20 @@ fn actuator_execute_tools_events_off(bencher: Bencher<'_, '_>) {
     let options = ours::options_without_events();
     assert_eq!(rt.block_on(ours::outcome(VALID)).text, "3");
     bencher.bench_local(|| rt.block_on(actuator_exec::execute_tools(&messages, &tools, &options)));
+}
+
+/// Actuator: `execute_tools`, one `add` call, into a log of completed calls only (as an
+/// evaluation records them: the pending event declined).
+#[divan::bench]
+fn actuator_execute_tools_results_only(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let (tools, messages) = ours_call();
+    assert_eq!(rt.block_on(ours::outcome(VALID)).text, "3");
+    bencher
+        .with_inputs(ours::options_with_results_only)
+        .bench_local_refs(|options| {
+            rt.block_on(actuator_exec::execute_tools(&messages, &tools, options))
+        });
 }
 
 /// rig: `ToolSet::execute("add", text, &mut ToolContext)`.
@@ -141,6 +157,20 @@ fn actuator_execute_tools_events_off_awaited(bencher: Bencher<'_, '_>) {
     let options = ours::options_without_events();
     assert_eq!(poll_ready(ours::outcome(VALID)).text, "3");
     bencher.bench_local(|| poll_ready(actuator_exec::execute_tools(&messages, &tools, &options)));
+}
+
+/// Actuator into a log of completed calls only, awaited inside the entered runtime.
+#[divan::bench]
+fn actuator_execute_tools_results_only_awaited(bencher: Bencher<'_, '_>) {
+    let rt = runtime().expect("a current-thread runtime");
+    let _entered = rt.enter();
+    let (tools, messages) = ours_call();
+    assert_eq!(poll_ready(ours::outcome(VALID)).text, "3");
+    bencher
+        .with_inputs(ours::options_with_results_only)
+        .bench_local_refs(|options| {
+            poll_ready(actuator_exec::execute_tools(&messages, &tools, options))
+        });
 }
 
 /// rig, awaited inside the entered runtime.

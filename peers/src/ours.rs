@@ -43,6 +43,12 @@ pub fn options_with_events() -> ExecuteOptions {
     ExecuteOptions::default().events(EventLog::new())
 }
 
+/// Options with a fresh event log that keeps completed calls only, as an evaluation's log
+/// does (it declines the event each call emits when it starts).
+pub fn options_with_results_only() -> ExecuteOptions {
+    ExecuteOptions::default().events(EventLog::results_only())
+}
+
 /// Options with no event sink: nothing is recorded (a run without a log or subscriber).
 pub fn options_without_events() -> ExecuteOptions {
     ExecuteOptions::default()

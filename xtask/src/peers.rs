@@ -33,11 +33,20 @@ const OURS_OFF: &str = "W2 peers|Actuator execute_tools, events off";
 /// The same, awaited inside the entered runtime.
 const OURS_OFF_AWAITED: &str = "W2 peers|Actuator execute_tools, events off, awaited";
 
+/// Ours recording completed calls only (a log that declines pending events, as an
+/// evaluation's does).
+const OURS_RESULTS: &str = "W2 peers|Actuator execute_tools, results only";
+
+/// The same, awaited inside the entered runtime.
+const OURS_RESULTS_AWAITED: &str = "W2 peers|Actuator execute_tools, results only, awaited";
+
 /// The benches of `peers/benches/peers.rs`: divan path, key, table label (peers only), and the
 /// key of our figure the peer is compared with.
 #[rustfmt::skip]
-const BENCHES: [(&str, &str, Option<&str>, &str); 9] = [
+const BENCHES: [(&str, &str, Option<&str>, &str); 11] = [
     ("peers/actuator_execute_tools", OURS, None, OURS),
+    ("peers/actuator_execute_tools_results_only", OURS_RESULTS, None, OURS_RESULTS),
+    ("peers/actuator_execute_tools_results_only_awaited", OURS_RESULTS_AWAITED, None, OURS_RESULTS_AWAITED),
     ("peers/actuator_execute_tools_events_off", OURS_OFF, None, OURS_OFF),
     ("peers/actuator_execute_tools_events_off_awaited", OURS_OFF_AWAITED, None, OURS_OFF_AWAITED),
     ("peers/rig_toolset_execute", "W2 peers|rig-agent 0.44 ToolSet::execute",
@@ -53,13 +62,18 @@ const BENCHES: [(&str, &str, Option<&str>, &str); 9] = [
      Some("W2 peer, awaited inside the runtime (no `block_on` per call, for both sides): rmcp 3.11 `ToolRouter::call`"), OURS_AWAITED),
 ];
 
-/// Rows that put rmcp's router beside ours with events off (the peer's key, the label, ours).
+/// Rows that put rmcp's router beside ours recording less: nothing (events off), or completed
+/// calls only (the peer's key, the label, ours).
 #[rustfmt::skip]
-const EVENTS_OFF_ROWS: [(&str, &str, &str); 2] = [
+const LESS_RECORDED_ROWS: [(&str, &str, &str); 4] = [
     ("W2 peers|rmcp 3.11 ToolRouter::call",
      "W2 peer: rmcp 3.11 `ToolRouter::call` beside Actuator with events off (no sink: validation, call and message only)", OURS_OFF),
     ("W2 peers|rmcp 3.11 ToolRouter::call, awaited",
      "W2 peer, awaited inside the runtime: rmcp 3.11 `ToolRouter::call` beside Actuator with events off", OURS_OFF_AWAITED),
+    ("W2 peers|rmcp 3.11 ToolRouter::call",
+     "W2 peer: rmcp 3.11 `ToolRouter::call` beside Actuator recording completed calls only (`EventLog::results_only`, as an evaluation's log)", OURS_RESULTS),
+    ("W2 peers|rmcp 3.11 ToolRouter::call, awaited",
+     "W2 peer, awaited inside the runtime: rmcp 3.11 `ToolRouter::call` beside Actuator recording completed calls only", OURS_RESULTS_AWAITED),
 ];
 
 /// The frameworks of the behaviour table, in its column order, as the bench names them.
@@ -189,7 +203,7 @@ pub fn table_rows(rust: &BTreeMap<String, Measure>) -> String {
     let labelled = BENCHES
         .iter()
         .filter_map(|&(_, key, label, compared)| Some((key, label?, compared)))
-        .chain(EVENTS_OFF_ROWS);
+        .chain(LESS_RECORDED_ROWS);
     for (key, label, compared) in labelled {
         let (Some(&peer), Some(&ours)) = (rust.get(key), rust.get(compared)) else {
             continue;
@@ -279,14 +293,18 @@ mod tests {
 
     #[test]
     fn medians_are_recorded_under_their_keys_and_rendered_beside_ours() {
-        let medians: Vec<_> = [2e-6, 5e-7, 4e-7, 1e-6, 4e-7, 8e-6, 1.5e-6, 6e-7, 3e-7]
-            .iter()
-            .zip(BENCHES)
-            .map(|(&seconds, (path, _, _, _))| crate::divan::Median {
-                path: path.to_owned(),
-                seconds,
-            })
-            .collect();
+        // In `BENCHES` order: ours, ours results only (both awaits), ours off (both), rig,
+        // rmcp, rmcp's default handler, ours awaited, rig awaited, rmcp awaited.
+        let medians: Vec<_> = [
+            2e-6, 9e-7, 8e-7, 5e-7, 4e-7, 1e-6, 4e-7, 8e-6, 1.5e-6, 6e-7, 3e-7,
+        ]
+        .iter()
+        .zip(BENCHES)
+        .map(|(&seconds, (path, _, _, _))| crate::divan::Median {
+            path: path.to_owned(),
+            seconds,
+        })
+        .collect();
         let mut rust = BTreeMap::new();
         assert!(
             table_rows(&rust).is_empty(),
@@ -295,20 +313,26 @@ mod tests {
         record(&medians, &mut rust).expect("all medians present");
         assert_eq!(rust[OURS].value, 2e-6);
         let rows = table_rows(&rust);
-        assert_eq!(rows.lines().count(), 7, "{rows}");
-        let rig = rows.lines().next().expect("a rig row");
-        assert!(rig.contains("| 2.00 µs | 1.00 µs | 0.5× |"), "{rig}");
-        // An awaited peer is set beside our awaited figure, not the `block_on` one.
-        let rmcp_awaited = rows.lines().nth(4).expect("an awaited rmcp row");
-        assert!(rmcp_awaited.contains("awaited"), "{rmcp_awaited}");
+        let lines: Vec<_> = rows.lines().collect();
+        assert_eq!(lines.len(), 9, "{rows}");
         assert!(
-            rmcp_awaited.contains("| 1.50 µs | 300 ns | 0.2× |"),
-            "{rmcp_awaited}"
+            lines[0].contains("| 2.00 µs | 1.00 µs | 0.5× |"),
+            "{}",
+            lines[0]
         );
-        // rmcp, which records nothing, is also set beside ours with events off.
-        let off = rows.lines().last().expect("an events-off row");
-        assert!(off.contains("events off"), "{off}");
-        assert!(off.contains("| 400 ns | 300 ns |"), "{off}");
+        // An awaited peer is set beside our awaited figure, not the `block_on` one.
+        assert!(lines[4].contains("awaited"), "{}", lines[4]);
+        assert!(
+            lines[4].contains("| 1.50 µs | 300 ns | 0.2× |"),
+            "{}",
+            lines[4]
+        );
+        // rmcp, which records nothing, is also set beside ours with events off...
+        assert!(lines[6].contains("events off"), "{}", lines[6]);
+        assert!(lines[6].contains("| 400 ns | 300 ns |"), "{}", lines[6]);
+        // ...and beside ours recording completed calls only.
+        assert!(lines[8].contains("completed calls only"), "{}", lines[8]);
+        assert!(lines[8].contains("| 800 ns | 300 ns |"), "{}", lines[8]);
     }
 
     #[test]

@@ -238,12 +238,32 @@ pub trait EventSink: Send + Sync {
 #[derive(Debug, Default)]
 pub struct EventLog {
     events: Mutex<Vec<Event>>,
+    /// Declines [`Event::ToolPending`] ([`EventLog::results_only`]).
+    results_only: bool,
 }
 
 impl EventLog {
     /// An empty log, shared.
     pub fn new() -> Arc<Self> {
         Arc::new(EventLog::default())
+    }
+
+    /// An empty log that keeps what a call did, not that it started: it declines
+    /// [`Event::ToolPending`] (see [`EventSink::wants_pending_tool_events`]), as an
+    /// evaluation's log does, so each call is recorded by one event, its completed
+    /// [`ToolEvent`], and costs one lock of the log instead of two.
+    ///
+    /// ```
+    /// use actuator_events::{Event, EventLog, EventSink, PendingToolEvent};
+    /// let log = EventLog::results_only();
+    /// assert!(!log.wants_pending_tool_events());
+    /// assert!(EventLog::new().wants_pending_tool_events());
+    /// ```
+    pub fn results_only() -> Arc<Self> {
+        Arc::new(EventLog {
+            events: Mutex::default(),
+            results_only: true,
+        })
     }
 
     /// A copy of the events so far.
@@ -266,8 +286,15 @@ impl EventLog {
 
 impl EventSink for EventLog {
     fn emit(&self, event: Event) {
+        if self.results_only && matches!(event, Event::ToolPending(_)) {
+            return;
+        }
         if let Ok(mut events) = self.events.lock() {
             events.push(event);
         }
+    }
+
+    fn wants_pending_tool_events(&self) -> bool {
+        !self.results_only
     }
 }

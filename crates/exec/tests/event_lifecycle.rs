@@ -8,9 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use actuator_events::{
-    Event, EventLog, EventSink, PendingToolEvent, RunsAgent, ToolCallAgent, ToolEvent,
-};
+use actuator_events::{Event, EventLog, PendingToolEvent, RunsAgent, ToolCallAgent, ToolEvent};
 use actuator_exec::{
     Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ApproverRegistry,
     CANCELLED_BY_SIBLING, ExecuteOptions, auto_approver, execute_tools,
@@ -33,22 +31,9 @@ fn call_events(log: &EventLog) -> (Vec<PendingToolEvent>, Vec<ToolEvent>) {
     (pending, done)
 }
 
-/// A sink that keeps results only: it declines pending tool events.
-#[derive(Default)]
-struct ResultsOnly(EventLog);
-
-impl EventSink for ResultsOnly {
-    fn emit(&self, event: Event) {
-        self.0.emit(event);
-    }
-    fn wants_pending_tool_events(&self) -> bool {
-        false
-    }
-}
-
 #[tokio::test]
 async fn a_sink_that_declines_pending_events_gets_only_the_completed_one_in_full() {
-    let sink = Arc::new(ResultsOnly::default());
+    let sink = EventLog::results_only();
     let msgs = conversation(&[("echo", json!({"s": "x"}))]);
     let echo = tool("echo", false, |a, _ctx| async move {
         Ok(ToolOutput::Text(
@@ -60,7 +45,7 @@ async fn a_sink_that_declines_pending_events_gets_only_the_completed_one_in_full
         .events(sink.clone());
     let out = execute_tools(&msgs, &[echo], &options).await.unwrap();
 
-    let events = sink.0.events();
+    let events = sink.events();
     let [Event::Tool(done)] = &events[..] else {
         panic!("only the completed event: {events:?}")
     };
