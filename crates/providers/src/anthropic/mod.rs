@@ -11,6 +11,7 @@ use actuator_model::{
 };
 
 use crate::check::{Rules, check_conversation};
+use crate::deltas::Deltas;
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
@@ -116,6 +117,7 @@ impl AnthropicMessages {
             self.transport
                 .post_sse(path, &body, request, || {
                     stream::MessageStream::new(&self.transport.provider)
+                        .reporting(Deltas::of(request))
                 })
                 .await
                 .map(|s| s.finish(&self.model))

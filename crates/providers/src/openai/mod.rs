@@ -13,6 +13,7 @@ use actuator_model::{
 };
 
 use crate::check::{Rules, check_conversation};
+use crate::deltas::Deltas;
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
@@ -131,7 +132,7 @@ impl OpenAiChat {
             body.streamed();
             self.transport
                 .post_sse(path, &body, request, || {
-                    stream::ChatStream::new(&self.transport.provider)
+                    stream::ChatStream::new(&self.transport.provider).reporting(Deltas::of(request))
                 })
                 .await
                 .map(|s| s.finish(&self.model, tools, &built.strict))
@@ -195,6 +196,7 @@ impl OpenAiChat {
             self.transport
                 .post_sse(path, &body, request, || {
                     responses_stream::ResponsesStream::new(&self.transport.provider)
+                        .reporting(Deltas::of(request))
                 })
                 .await
                 .map(|s| s.finish(&self.model, tools, &strict))
