@@ -3,8 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use actuator_events::{
-    Event, EventSink, EventStream, InfoEvent, ModelStreamEvent, PendingToolEvent,
-    SpanBeginEvent, SpanEndEvent, StreamEvent,
+    Event, EventSink, EventStream, InfoEvent, ModelStreamEvent, PendingToolEvent, SpanBeginEvent,
+    SpanEndEvent, StreamEvent,
 };
 use serde_json::json;
 
@@ -45,7 +45,9 @@ fn deltas_past_their_bound_are_dropped_and_counted_where_they_were_lost() {
     let got = drain(&mut stream);
     // Two deltas fit; the other two are dropped, and the next event says so.
     assert_eq!(got.len(), 3);
-    assert!(matches!(&got[1].event, Event::ModelStream(s) if s.stream == StreamEvent::Text { text: "b".into() }));
+    assert!(
+        matches!(&got[1].event, Event::ModelStream(s) if s.stream == StreamEvent::Text { text: "b".into() })
+    );
     assert_eq!(
         got.iter().map(|e| e.deltas_dropped).collect::<Vec<_>>(),
         [0, 0, 2]
@@ -67,9 +69,15 @@ fn completed_events_and_retry_boundaries_are_kept_however_many_deltas_wait() {
         sink.emit(info(&n.to_string()));
     }
     let got = drain(&mut stream);
-    let infos = got.iter().filter(|e| matches!(e.event, Event::Info(_))).count();
+    let infos = got
+        .iter()
+        .filter(|e| matches!(e.event, Event::Info(_)))
+        .count();
     assert_eq!(infos, 50);
-    assert!(got.iter().any(|e| matches!(&e.event, Event::ModelStream(s) if !s.stream.is_delta())));
+    assert!(
+        got.iter()
+            .any(|e| matches!(&e.event, Event::ModelStream(s) if !s.stream.is_delta()))
+    );
     assert_eq!(stream.lost().deltas, 50);
 }
 
