@@ -124,7 +124,7 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
 async fn show(mut stream: EventStream) {
     let mut depth: HashMap<Arc<str>, usize> = HashMap::new();
     // The generation being printed, and whether its text had holes.
-    let mut streaming: Option<Arc<str>> = None;
+    let mut streaming: Option<u64> = None;
     let mut holes = false;
     let mut out = std::io::stdout();
     while let Some(RunEvent {
@@ -158,8 +158,8 @@ async fn show(mut stream: EventStream) {
             }
             Event::ModelStream(s) => match &s.stream {
                 StreamEvent::Text { text } => {
-                    if streaming.as_ref() != Some(&s.generation) {
-                        streaming = Some(Arc::clone(&s.generation));
+                    if streaming != Some(s.generation) {
+                        streaming = Some(s.generation);
                         print!("{indent}{}: ", correlation.agent.as_deref().unwrap_or("?"));
                     }
                     print!("{text}");

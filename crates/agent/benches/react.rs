@@ -183,8 +183,15 @@ async fn one_agent(model: Arc<dyn Model>, events: Events) -> AgentTiming {
     if let Some(reader) = reader {
         let (n, lost) = reader.await.expect("the subscriber");
         // Every turn's events and its delta reached the subscriber.
-        assert!(n >= 4 * MODEL_TURNS as u64, "the subscriber read {n} events");
-        assert_eq!((lost.deltas, lost.events), (0, 0), "the subscriber lost events");
+        assert!(
+            n >= 4 * MODEL_TURNS as u64,
+            "the subscriber read {n} events"
+        );
+        assert_eq!(
+            (lost.deltas, lost.events),
+            (0, 0),
+            "the subscriber lost events"
+        );
     }
     let output = run.state.output();
     let completion = output.completion();
@@ -203,11 +210,7 @@ async fn one_agent(model: Arc<dyn Model>, events: Events) -> AgentTiming {
 }
 
 /// Runs K agents at once; returns each agent's timing.
-async fn run_k(
-    k: usize,
-    model: &Arc<dyn Model>,
-    events: &Events,
-) -> Vec<AgentTiming> {
+async fn run_k(k: usize, model: &Arc<dyn Model>, events: &Events) -> Vec<AgentTiming> {
     let handles: Vec<_> = (0..k)
         .map(|_| tokio::spawn(one_agent(Arc::clone(model), events.clone())))
         .collect();

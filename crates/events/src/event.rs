@@ -64,10 +64,10 @@ pub struct ModelEvent {
     /// How many times the provider retried the request (each also a [`ModelRetryEvent`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retries: u32,
-    /// The id the generation's [`ModelStreamEvent`]s carry, when the sink wanted them
-    /// ([`EventSink::wants_model_stream`]): the deltas with this id came before this event.
+    /// The number the generation's [`ModelStreamEvent`]s carry, when the sink wanted them
+    /// ([`EventSink::wants_model_stream`]): the deltas with this number came before this event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generation: Option<Arc<str>>,
+    pub generation: Option<u64>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -2,8 +2,6 @@
 //! reasoning and tool-call deltas, and the retry boundary), tagged with the generation they
 //! belong to.
 
-use std::sync::Arc;
-
 use actuator_model::StreamDelta;
 use serde::{Deserialize, Serialize};
 
@@ -88,21 +86,23 @@ impl StreamEvent {
     }
 }
 
-/// A [`StreamEvent`] of the generation `generation` (the id its [`ModelEvent`](crate::ModelEvent)
-/// carries in `generation`, which follows the deltas).
+/// A [`StreamEvent`] of the generation `generation`: the number its
+/// [`ModelEvent`](crate::ModelEvent) carries in `generation` (it follows the deltas), unique in
+/// the process (a count, not a random id: a generation whose deltas are wanted pays neither an
+/// allocation nor a random number for it).
 ///
 /// ```
 /// use actuator_events::{ModelStreamEvent, StreamEvent};
-/// let event = ModelStreamEvent::new("gen_1", StreamEvent::Reasoning { reasoning: "hmm".into() });
+/// let event = ModelStreamEvent::new(1, StreamEvent::Reasoning { reasoning: "hmm".into() });
 /// let json = serde_json::to_value(&event).unwrap();
-/// assert_eq!(json, serde_json::json!({"generation": "gen_1", "type": "reasoning", "reasoning": "hmm"}));
+/// assert_eq!(json, serde_json::json!({"generation": 1, "type": "reasoning", "reasoning": "hmm"}));
 /// assert_eq!(serde_json::from_value::<ModelStreamEvent>(json).unwrap(), event);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ModelStreamEvent {
     /// The generation it belongs to.
-    pub generation: Arc<str>,
+    pub generation: u64,
     /// What streamed.
     #[serde(flatten)]
     pub stream: StreamEvent,
@@ -110,10 +110,7 @@ pub struct ModelStreamEvent {
 
 impl ModelStreamEvent {
     /// `stream`, a piece of generation `generation`.
-    pub fn new(generation: impl Into<Arc<str>>, stream: StreamEvent) -> Self {
-        ModelStreamEvent {
-            generation: generation.into(),
-            stream,
-        }
+    pub fn new(generation: u64, stream: StreamEvent) -> Self {
+        ModelStreamEvent { generation, stream }
     }
 }

@@ -4,7 +4,7 @@
 //! The run never waits for the subscriber. Between them is a bounded buffer with this
 //! policy:
 //!
-//! - **Deltas** ([`StreamEvent::is_delta`]: text, reasoning and tool-call fragments) are
+//! - **Deltas** ([`StreamEvent::is_delta`](crate::StreamEvent::is_delta): text, reasoning and tool-call fragments) are
 //!   dropped when `deltas` of them are already waiting. Each event delivered says how many
 //!   deltas were dropped just before it ([`RunEvent::deltas_dropped`]), so a view knows where
 //!   its text has holes; the [`ModelEvent`](crate::ModelEvent) that ends the generation holds
@@ -84,6 +84,9 @@ struct State {
     lost: Lost,
     /// The open spans' places (a span is forgotten at its end).
     spans: HashMap<Arc<str>, Arc<Correlation>>,
+    /// The place of the last event, whose span the next event is most likely in too: found
+    /// without hashing the id.
+    last: Option<Arc<Correlation>>,
     outside: Arc<Correlation>,
     /// Cut off: nothing more is queued.
     overrun: bool,
@@ -110,7 +113,7 @@ impl Shared {
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let (sink, mut stream) = EventStream::new();
-/// let mut begin = SpanBeginEvent { id: "s1".into(), parent_id: None, kind: "agent".into(), name: "helper".into(), tool_call_id: None };
+/// let begin = SpanBeginEvent { id: "s1".into(), parent_id: None, kind: "agent".into(), name: "helper".into(), tool_call_id: None };
 /// sink.emit(Event::SpanBegin(Box::new(begin)));
 /// sink.emit_in(Some("s1"), Event::Info(InfoEvent { source: None, message: "working".into() }));
 /// drop(sink); // the run ended
@@ -162,13 +165,15 @@ impl EventStream {
     /// ```
     pub fn bounded(events: usize, deltas: usize) -> (Arc<StreamSink>, EventStream) {
         let shared = Arc::new(Shared(Mutex::new(State {
-            queue: VecDeque::new(),
+            // A reader that keeps up holds a few events at a time: no growth for those.
+            queue: VecDeque::with_capacity(16),
             queued_deltas: 0,
             max_events: events.max(1),
             max_deltas: deltas,
             dropped_since: 0,
             lost: Lost::default(),
             spans: HashMap::new(),
+            last: None,
             outside: Arc::new(Correlation::default()),
             overrun: false,
             closed: false,
@@ -241,6 +246,7 @@ impl Drop for EventStream {
         state.unread = true;
         state.queue.clear();
         state.spans.clear();
+        state.last = None;
     }
 }
 
@@ -263,6 +269,7 @@ impl State {
         let span = match event {
             Event::SpanBegin(begin) => return self.begin(begin),
             Event::SpanEnd(end) => {
+                self.last = None;
                 return self
                     .spans
                     .remove(end.id.as_str())
@@ -272,13 +279,22 @@ impl State {
             Event::ToolPending(p) => p.span_id.as_deref(),
             _ => span,
         };
-        match span {
-            None => Arc::clone(&self.outside),
-            Some(id) => match self.spans.get(id) {
-                Some(c) => Arc::clone(c),
-                None => self.unknown(id),
-            },
+        let Some(id) = span else {
+            return Arc::clone(&self.outside);
+        };
+        if let Some(last) = self
+            .last
+            .as_ref()
+            .filter(|l| l.span_id.as_deref() == Some(id))
+        {
+            return Arc::clone(last);
         }
+        let place = match self.spans.get(id) {
+            Some(c) => Arc::clone(c),
+            None => return self.unknown(id),
+        };
+        self.last = Some(Arc::clone(&place));
+        place
     }
 
     /// A span begun before the subscriber was attached: known by its id alone.

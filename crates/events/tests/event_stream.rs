@@ -10,7 +10,7 @@ use serde_json::json;
 
 fn delta(text: &str) -> Event {
     let text = StreamEvent::Text { text: text.into() };
-    Event::ModelStream(ModelStreamEvent::new("gen_1", text))
+    Event::ModelStream(ModelStreamEvent::new(1, text))
 }
 
 fn info(message: &str) -> Event {
@@ -63,7 +63,7 @@ fn completed_events_and_retry_boundaries_are_kept_however_many_deltas_wait() {
     let (sink, mut stream) = EventStream::bounded(100, 1);
     sink.emit(delta("a"));
     let retry = StreamEvent::Retry { attempt: 2 };
-    sink.emit(Event::ModelStream(ModelStreamEvent::new("gen_1", retry)));
+    sink.emit(Event::ModelStream(ModelStreamEvent::new(1, retry)));
     for n in 0..50 {
         sink.emit(delta("x"));
         sink.emit(info(&n.to_string()));

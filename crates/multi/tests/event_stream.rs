@@ -132,12 +132,10 @@ async fn nested_agents_events_carry_the_run_span_agent_and_call_that_place_them(
     // Every model event follows its own deltas and sits where they did.
     for (i, e) in events.iter().enumerate() {
         if let Event::Model(m) = &e.event {
-            let generation = m.generation.as_ref().unwrap();
+            let generation = m.generation.unwrap();
             let deltas: Vec<&RunEvent> = events[..i]
                 .iter()
-                .filter(
-                    |d| matches!(&d.event, Event::ModelStream(s) if &s.generation == generation),
-                )
+                .filter(|d| matches!(&d.event, Event::ModelStream(s) if s.generation == generation))
                 .collect();
             assert!(!deltas.is_empty(), "no deltas before {m:?}");
             assert!(deltas.iter().all(|d| d.correlation == e.correlation));

@@ -122,12 +122,12 @@ fn deltas_of_the_generation(events: &[RunEvent]) -> (Vec<StreamEvent>, &ModelEve
     let Some(Event::Model(model)) = events.last().map(|e| &e.event) else {
         panic!("the model event is not last: {events:#?}")
     };
-    let generation = model.generation.as_ref().unwrap();
+    let generation = model.generation.unwrap();
     let deltas = events[..events.len() - 1]
         .iter()
         .filter_map(|e| match &e.event {
             Event::ModelStream(s) => {
-                assert_eq!(&s.generation, generation);
+                assert_eq!(s.generation, generation);
                 Some(s.stream.clone())
             }
             _ => None,

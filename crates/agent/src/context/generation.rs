@@ -2,7 +2,7 @@
 //! while it runs (a provider's retries, and its waits, which are not working time).
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,12 +12,14 @@ use actuator_events::{
 };
 use actuator_model::{
     GenerateObserver, GenerateRequest, Model, ModelError, ModelOutput, RetryReport, StreamDelta,
-    new_id,
 };
 use actuator_tool_core::ToolChoice;
 use tracing::Instrument;
 
 use super::RunContext;
+
+/// The number of the next generation whose deltas a sink wants (see [`ModelStreamEvent`]).
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 use crate::error::AgentError;
 
 impl RunContext {
@@ -131,19 +133,19 @@ impl RunContext {
                 let clock = Instant::now();
                 (unix_seconds_at(clock), clock)
             });
-            // An id for the generation's deltas only when the sink wants them: otherwise no
+            // A number for the generation's deltas only when the sink wants them: otherwise no
             // provider builds one.
             let generation_id = self
                 .events()
                 .filter(|sink| sink.wants_model_stream())
-                .map(|_| Arc::<str>::from(new_id().as_str()));
+                .map(|_| NEXT_GENERATION.fetch_add(1, Ordering::Relaxed));
             let observer = RunObserver {
                 cx: self,
                 model: model.name(),
                 inner: request.observer,
                 retries: AtomicU32::new(0),
                 waited: Mutex::new(Duration::ZERO),
-                generation: generation_id.clone(),
+                generation: generation_id,
                 streamed: AtomicBool::new(false),
             };
             let config = request.config;
@@ -215,7 +217,7 @@ struct RunObserver<'g> {
     retries: AtomicU32,
     waited: Mutex<Duration>,
     /// The id of the generation's deltas, when the sink wants them.
-    generation: Option<Arc<str>>,
+    generation: Option<u64>,
     /// Whether a delta of this generation reached the sink (a retry then discards it).
     streamed: AtomicBool,
 }
@@ -225,11 +227,11 @@ impl RunObserver<'_> {
         self.waited.lock().map(|w| *w).unwrap_or_default()
     }
 
-    fn stream(&self, generation: &Arc<str>, stream: StreamEvent) {
+    fn stream(&self, generation: u64, stream: StreamEvent) {
         if let Some(sink) = self.cx.events() {
             sink.emit_in(
                 self.cx.span_id(),
-                Event::ModelStream(ModelStreamEvent::new(Arc::clone(generation), stream)),
+                Event::ModelStream(ModelStreamEvent::new(generation, stream)),
             );
         }
     }
@@ -257,7 +259,7 @@ impl GenerateObserver for RunObserver<'_> {
         }
         // The boundary goes out when the failed attempt streamed something to discard (as the
         // reference's `StreamRetryEvent`), before any delta of the next attempt.
-        if let Some(generation) = &self.generation
+        if let Some(generation) = self.generation
             && self.streamed.swap(false, Ordering::Relaxed)
         {
             let attempt = report.retry.saturating_add(1);
@@ -273,7 +275,7 @@ impl GenerateObserver for RunObserver<'_> {
     }
 
     fn delta(&self, delta: &StreamDelta<'_>) {
-        if let Some(generation) = &self.generation
+        if let Some(generation) = self.generation
             && let Some(stream) = StreamEvent::from_delta(delta)
         {
             self.streamed.store(true, Ordering::Relaxed);

@@ -293,7 +293,7 @@ impl RunContext {
     }
 
     fn report(&self, e: LimitExceeded) -> LimitExceeded {
-        self.inner.budget.report(e)
+        self.inner.budget.report_in(self.span_id(), e)
     }
 
     /// What this context's own (innermost) scope has used so far: messages, tokens, turns,

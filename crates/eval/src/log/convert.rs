@@ -288,13 +288,10 @@ mod tests {
         let log = StampedLog::new();
         assert!(!log.wants_model_stream());
         let delta = StreamEvent::Text { text: "Hel".into() };
-        log.emit(Event::ModelStream(ModelStreamEvent::new("gen_1", delta)));
+        log.emit(Event::ModelStream(ModelStreamEvent::new(1, delta)));
         log.emit_in(
             Some("span_1"),
-            Event::ModelStream(ModelStreamEvent::new(
-                "gen_1",
-                StreamEvent::Retry { attempt: 2 },
-            )),
+            Event::ModelStream(ModelStreamEvent::new(1, StreamEvent::Retry { attempt: 2 })),
         );
         assert!(log.take().is_empty());
     }
