@@ -37,7 +37,7 @@ pub const DEFAULT_STREAM_DELTAS: usize = 1 << 10;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Correlation {
-    /// The agent run (the id of its `agent` span, as [`AgentRun::span_id`] of the agent crate
+    /// The agent run (the id of its `agent` span, as `AgentRun::span_id` of the agent crate
     /// has it) the event belongs to.
     pub run_id: Option<Arc<str>>,
     /// The innermost span it was emitted in (for a span's begin and end: that span).

@@ -17,10 +17,10 @@ use actuator_tool_core::ToolChoice;
 use tracing::Instrument;
 
 use super::RunContext;
+use crate::error::AgentError;
 
 /// The number of the next generation whose deltas a sink wants (see [`ModelStreamEvent`]).
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
-use crate::error::AgentError;
 
 impl RunContext {
     /// Generates with `model`: the one way every agent calls a model. It applies the
@@ -33,7 +33,7 @@ impl RunContext {
     /// waiting, not working time; an observer already on the request hears of them too. When
     /// the sink wants stream deltas ([`EventSink::wants_model_stream`](actuator_events::EventSink::wants_model_stream)),
     /// a streaming provider's deltas become [`ModelStreamEvent`]s, in the run's span, before
-    /// the [`ModelEvent`], which carries the same `generation` id.
+    /// the [`ModelEvent`], which carries the same `generation` number.
     ///
     /// ```
     /// use actuator_agent::{RunContext, limits::turn_limit};
@@ -216,7 +216,7 @@ struct RunObserver<'g> {
     inner: Option<&'g dyn GenerateObserver>,
     retries: AtomicU32,
     waited: Mutex<Duration>,
-    /// The id of the generation's deltas, when the sink wants them.
+    /// The number of the generation's deltas, when the sink wants them.
     generation: Option<u64>,
     /// Whether a delta of this generation reached the sink (a retry then discards it).
     streamed: AtomicBool,
