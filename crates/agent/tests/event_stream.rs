@@ -110,3 +110,59 @@ async fn a_stalled_subscriber_loses_deltas_counted_and_no_completed_event() {
     // after it only if the run ended on deltas, which it does not).
     assert_eq!(reported, lost.deltas);
 }
+
+#[tokio::test]
+async fn a_tools_progress_and_a_limit_are_placed_in_the_run_that_emitted_them() {
+    use actuator_agent::limits::turn_limit;
+    use actuator_tool_core::{ProgressReport, ToolContext, ToolDef, ToolFailure, ToolParams};
+    let slow = ToolDef::builder("index")
+        .description("Indexes.")
+        .parameters(ToolParams::default())
+        .handler(|_args, ctx: ToolContext| async move {
+            ctx.report_progress(ProgressReport::new(1.0).total(2.0));
+            Ok::<_, ToolFailure>("indexed")
+        })
+        .build()
+        .unwrap();
+    let call =
+        |id: &str| ModelOutput::for_tool_calls("", "", vec![ToolCall::new(id, "index", json!({}))]);
+    // Two turns of calls, and a turn limit of two: the third turn is over it.
+    let agent = react()
+        .name("indexer")
+        .no_prompt()
+        .tools([slow])
+        .model(Arc::new(ScriptedModel::new([
+            call("c1"),
+            call("c2"),
+            call("c3"),
+        ])))
+        .build()
+        .unwrap();
+    let (sink, mut stream) = EventStream::new();
+    let out = run(
+        &agent,
+        "go",
+        RunOptions::new().limits([turn_limit(2)]).events(sink),
+    )
+    .await
+    .unwrap();
+    assert!(out.limit.is_some());
+    let mut progress = 0;
+    let mut limits = 0;
+    while let Some(e) = stream.recv().await {
+        let placed = e.correlation.run_id.as_deref() == Some(out.span_id.as_str())
+            && e.correlation.agent.as_deref() == Some("indexer");
+        match &e.event {
+            Event::Info(i) if i.source.as_deref() == Some("progress") => {
+                assert!(placed, "{e:?}");
+                progress += 1;
+            }
+            Event::Limit(_) => {
+                assert!(placed, "{e:?}");
+                limits += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!((progress, limits), (2, 1));
+}

@@ -314,5 +314,13 @@ mod tests {
             .generate(GenerateRequest::new(&[]).observer(&Deaf))
             .await
             .unwrap();
+        // A function model streams what it computes the same way.
+        let function = FunctionModel::new("f", |_, _| Ok(ModelOutput::from_content("f", "a b")));
+        let heard = Deltas::default();
+        function
+            .generate(GenerateRequest::new(&[]).observer(&heard))
+            .await
+            .unwrap();
+        assert_eq!(*heard.0.lock().unwrap(), ["text:a ", "text:b"]);
     }
 }
