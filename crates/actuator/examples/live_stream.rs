@@ -5,7 +5,7 @@
 //! ```sh
 //! # The scripted models, no key needed (they stream their text a word at a time):
 //! cargo run --example live_stream --features macros,multi
-//! # A real model for the lead (its provider streams when asked: `stream` in ModelOptions):
+//! # A real model for the lead (its provider streams because the view wants the deltas):
 //! cargo run --example live_stream --features macros,multi,providers -- --model openai/gpt-4.1-mini
 //! ```
 

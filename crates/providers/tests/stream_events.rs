@@ -302,3 +302,45 @@ async fn a_sink_that_wants_no_deltas_gets_none_and_its_model_event_names_no_gene
     };
     assert!(model.generation.is_none());
 }
+
+#[tokio::test]
+async fn with_streaming_unset_a_run_that_wants_deltas_asks_for_a_stream_and_only_then() {
+    // The server streams when asked and answers whole otherwise.
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(wiremock::matchers::body_partial_json(
+            json!({"stream": true}),
+        ))
+        .respond_with(openai_sse(&openai_chunks(), true))
+        .mount(&server)
+        .await;
+    let whole = json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1_700_000_000, "model": "gpt-test",
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": null,
+                     "message": {"role": "assistant", "content": "Whole.", "refusal": null}}],
+    });
+    Mock::given(method("POST"))
+        .respond_with(common::openai_ok(whole))
+        .mount(&server)
+        .await;
+    let model = ModelOptions::new()
+        .api_key("sk-test")
+        .base_url(format!("{}/v1", server.uri()))
+        .env(|_| None)
+        .build("openai/gpt-test")
+        .unwrap();
+    let events = generate_watched(&*model).await;
+    let (deltas, _) = deltas_of_the_generation(&events);
+    assert_eq!(text(&deltas), "Adding both.");
+    // An event log wants no deltas: the same model asks for a whole answer.
+    let log = EventLog::new();
+    let input = [ChatMessage::user("3 + 4?")];
+    let out = RunContext::with_events(log.clone())
+        .generate(&*model, GenerateRequest::new(&input))
+        .await
+        .unwrap();
+    assert_eq!(out.completion(), "Whole.");
+    let sent = common::bodies(&server).await;
+    assert_eq!(sent[0]["stream"], true);
+    assert!(sent[1].get("stream").is_none(), "{}", sent[1]);
+}

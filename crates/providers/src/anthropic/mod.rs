@@ -112,7 +112,12 @@ impl AnthropicMessages {
         let started = Instant::now();
         let path = "/v1/messages";
         let max_tokens = body["max_tokens"].as_u64().unwrap_or(0);
-        let result = if self.stream.unwrap_or(max_tokens > STREAM_ABOVE_MAX_TOKENS) {
+        // Unset, a stream for long answers (which must stream) and for a listener that wants
+        // the deltas.
+        let streams = self.stream.unwrap_or_else(|| {
+            max_tokens > STREAM_ABOVE_MAX_TOKENS || request.delta_observer().is_some()
+        });
+        let result = if streams {
             body["stream"] = serde_json::json!(true);
             self.transport
                 .post_sse(path, &body, request, || {
