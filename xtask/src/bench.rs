@@ -563,6 +563,18 @@ fn w5(exe: &Path, quick: bool, rust: &mut BTreeMap<String, Measure>) -> Result<(
         &capture(Command::new(exe).args(["--k", "1", "--runs", runs, "--interleave"]))?,
         rust,
     );
+    // The same with each run's events going to a live subscriber instead (issue 37).
+    results(
+        &capture(Command::new(exe).args([
+            "--k",
+            "1",
+            "--runs",
+            runs,
+            "--interleave",
+            "--subscriber",
+        ]))?,
+        rust,
+    );
     for yielding in [false, true] {
         let one = rust.get(&format!(
             "W5|{}: peak RSS (VmHWM)",

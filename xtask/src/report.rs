@@ -38,6 +38,9 @@ fn same_run(label: &'static str, rust: &'static str, python: &'static str) -> Ro
 const W5_EVENTS_RATIO: &str =
     "W5|react K=1, interleaved: events on / off, time per turn (median of per-run ratios)";
 
+/// The key of W5's interleaved streaming subscriber ÷ events off ratio (issue 37).
+const W5_SUBSCRIBER_RATIO: &str = "W5|react K=1, interleaved: streaming subscriber / events off, time per turn (median of per-run ratios)";
+
 /// Issue 16's W3 figure: 1000 parallel 10 ms calls less the bare `join_all` of the same
 /// sleeps run the same way (in a spawned task), the two in turn.
 const W3_OVER_SPAWNED: &str =
@@ -112,6 +115,8 @@ fn rows() -> Vec<Row> {
         row("W5 K=1: throughput", w5(1, false, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=1: throughput (turns/s, agent phase)")),
         row("W5 K=1, events to a counting sink: time per turn", w5(1, false, true, "time per turn (gap between tool calls)"), None),
         row("W5 K=1, events on ÷ off per turn (interleaved in one process)", W5_EVENTS_RATIO.to_owned(), None),
+        row("W5 K=1, streaming subscriber: time per turn (interleaved)", "W5|react K=1, interleaved, streaming subscriber: time per turn (gap between tool calls)".to_owned(), None),
+        row("W5 K=1, streaming subscriber ÷ events off per turn (interleaved in one process)", W5_SUBSCRIBER_RATIO.to_owned(), None),
         row("W5 K=1, yielding model: time per turn", w5(1, true, false, "time per turn (gap between tool calls)"), None),
         row("W5 K=100: throughput", w5(100, false, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=100: throughput (turns/s, agent phase)")),
         row("W5 K=100, yielding model: throughput", w5(100, true, false, "throughput (turns/s, agent phase)"), Some("W5|eval K=100: throughput (turns/s, agent phase)")),
@@ -230,6 +235,7 @@ fn target_list() -> Vec<Target> {
         t("W5 throughput, K=100", w5(100, false, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),
         t("W5 throughput, K=100, yielding model", w5(100, true, false, "throughput (turns/s, agent phase)"), false, r(20_000.0), "issue"),
         t("W5 events on ÷ off, time per turn (issue 16)", W5_EVENTS_RATIO.into(), true, Measure { value: 1.5, unit: Unit::Ratio }, "issue"),
+        t("W5 streaming subscriber ÷ events off, time per turn (issue 37)", W5_SUBSCRIBER_RATIO.into(), true, Measure { value: 1.5, unit: Unit::Ratio }, "issue"),
         t("W5 memory per agent, K=10 000, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
         t("W5 memory per agent, K=100, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
         t("W9 memory per sample in flight (issue 39)", crate::measure::W9_PER_SAMPLE.into(), true, b(64.0 * 1024.0), "issue"),

@@ -29,9 +29,13 @@
 //! `--interleave` measures the cost of events as a ratio that the machine's drifting speed
 //! does not skew: each run times K agents without events and K with, in alternating order, in
 //! the same process; reported are both sets of turn times and, per run, events-on ÷ events-off
-//! of the median turn (median over runs).
+//! of the median turn (median over runs). With `--subscriber`, the events go instead to a
+//! live subscriber, as a terminal view would take them (issue 37): each run has its own
+//! `EventStream`, read by a task of its own while the agent works, and the model streams
+//! (the `FunctionModel` reports each output's tool call as a delta when a sink wants deltas).
 //!
-//! Usage: `react --k 100 --runs 3 [--model yield] [--events | --interleave] [--hold]`.
+//! Usage: `react --k 100 --runs 3 [--model yield] [--events | --interleave [--subscriber]]
+//! [--hold]`.
 
 #[path = "../../tool-core/benches/fixture/mod.rs"]
 mod fixture;
@@ -42,7 +46,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actuator_agent::{RunContext, react};
-use actuator_events::{Event, EventSink};
+use actuator_events::{Event, EventSink, EventStream};
 use actuator_model::{
     BoxFuture, ChatMessage, FunctionModel, GenerateRequest, Model, ModelError, ModelOutput,
     ModelUsage, ToolCall,
@@ -126,6 +130,16 @@ impl EventSink for Counter {
     }
 }
 
+/// Where a run's events go.
+#[derive(Clone)]
+enum Events {
+    Off,
+    /// To one counting sink shared by every run.
+    Counted(Arc<Counter>),
+    /// To each run's own subscriber, read while the run goes on.
+    Subscribed,
+}
+
 /// What one agent's run measured.
 struct AgentTiming {
     start: Instant,
@@ -134,7 +148,7 @@ struct AgentTiming {
 }
 
 /// Builds one agent, runs it, checks its answer and returns its timing.
-async fn one_agent(model: Arc<dyn Model>, events: Option<Arc<Counter>>) -> AgentTiming {
+async fn one_agent(model: Arc<dyn Model>, events: Events) -> AgentTiming {
     let recorder = Arc::new(Recorder {
         stamps: Mutex::new(Vec::with_capacity(TOOL_TURNS)),
     });
@@ -143,9 +157,21 @@ async fn one_agent(model: Arc<dyn Model>, events: Option<Arc<Counter>>) -> Agent
         .tools([recorder.add_tool()])
         .build()
         .expect("the react agent");
+    let mut reader = None;
     let cx = match events {
-        Some(sink) => RunContext::with_events(sink),
-        None => RunContext::new(),
+        Events::Counted(sink) => RunContext::with_events(sink),
+        Events::Off => RunContext::new(),
+        Events::Subscribed => {
+            let (sink, mut stream) = EventStream::new();
+            reader = Some(tokio::spawn(async move {
+                let mut n = 0u64;
+                while stream.recv().await.is_some() {
+                    n += 1;
+                }
+                (n, stream.lost())
+            }));
+            RunContext::with_events(sink)
+        }
     };
     let start = Instant::now();
     let run = cx
@@ -153,6 +179,20 @@ async fn one_agent(model: Arc<dyn Model>, events: Option<Arc<Counter>>) -> Agent
         .await
         .expect("the agent run");
     let end = Instant::now();
+    drop(cx);
+    if let Some(reader) = reader {
+        let (n, lost) = reader.await.expect("the subscriber");
+        // Every turn's events and its delta reached the subscriber.
+        assert!(
+            n >= 4 * MODEL_TURNS as u64,
+            "the subscriber read {n} events"
+        );
+        assert_eq!(
+            (lost.deltas, lost.events),
+            (0, 0),
+            "the subscriber lost events"
+        );
+    }
     let output = run.state.output();
     let completion = output.completion();
     assert!(
@@ -170,13 +210,9 @@ async fn one_agent(model: Arc<dyn Model>, events: Option<Arc<Counter>>) -> Agent
 }
 
 /// Runs K agents at once; returns each agent's timing.
-async fn run_k(
-    k: usize,
-    model: &Arc<dyn Model>,
-    events: Option<&Arc<Counter>>,
-) -> Vec<AgentTiming> {
+async fn run_k(k: usize, model: &Arc<dyn Model>, events: &Events) -> Vec<AgentTiming> {
     let handles: Vec<_> = (0..k)
-        .map(|_| tokio::spawn(one_agent(Arc::clone(model), events.cloned())))
+        .map(|_| tokio::spawn(one_agent(Arc::clone(model), events.clone())))
         .collect();
     let mut out = Vec::with_capacity(k);
     for h in handles {
@@ -192,6 +228,7 @@ struct Args {
     yielding: bool,
     events: bool,
     interleave: bool,
+    subscriber: bool,
     hold: bool,
     sizes: bool,
 }
@@ -203,6 +240,7 @@ fn parse_args() -> Args {
         yielding: false,
         events: false,
         interleave: false,
+        subscriber: false,
         hold: false,
         sizes: false,
     };
@@ -214,6 +252,7 @@ fn parse_args() -> Args {
             "--model" => args.yielding = it.next().as_deref() == Some("yield"),
             "--events" => args.events = true,
             "--interleave" => args.interleave = true,
+            "--subscriber" => args.subscriber = true,
             "--hold" => args.hold = true,
             "--sizes" => args.sizes = true,
             // `cargo bench` passes `--bench`.
@@ -239,10 +278,11 @@ fn main() {
     } else {
         Arc::new(base)
     };
-    let events = args.events.then(|| Arc::new(Counter::default()));
+    let counter = args.events.then(|| Arc::new(Counter::default()));
+    let events = counter.clone().map_or(Events::Off, Events::Counted);
 
     // Warm-up (first use of the tool specs, the validator, the allocator), not reported.
-    rt.block_on(run_k(1, &model, events.as_ref()));
+    rt.block_on(run_k(1, &model, &events));
     if args.interleave {
         interleaved(&rt, &args, &model);
         return;
@@ -255,7 +295,7 @@ fn main() {
     let mut phases = Vec::new();
     let mut throughputs = Vec::new();
     for _ in 0..args.runs.max(1) {
-        let timings = rt.block_on(run_k(args.k, &model, events.as_ref()));
+        let timings = rt.block_on(run_k(args.k, &model, &events));
         let first = timings.iter().map(|t| t.start).min().expect("an agent");
         let last = timings.iter().map(|t| t.end).max().expect("an agent");
         let phase = last.duration_since(first).as_secs_f64();
@@ -312,7 +352,7 @@ fn main() {
         "k": args.k,
     });
     println!("RESULT {row}");
-    if let Some(counter) = &events {
+    if let Some(counter) = &counter {
         let per_agent =
             counter.0.load(Ordering::Relaxed) as f64 / ((args.runs + 1) * args.k) as f64;
         note(&format!("{per_agent:.0} events per agent"));
@@ -344,7 +384,13 @@ fn median(samples: &mut [f64]) -> f64 {
 
 /// `--interleave`: runs without and with events alternately, and reports their ratio.
 fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>) {
-    let sink = Arc::new(Counter::default());
+    let sink = if args.subscriber {
+        // Its first use (the stream's buffer, the reader task) warmed up too.
+        rt.block_on(run_k(1, model, &Events::Subscribed));
+        Events::Subscribed
+    } else {
+        Events::Counted(Arc::new(Counter::default()))
+    };
     let (mut off, mut on, mut early, mut late, mut ratios) = (
         Vec::new(),
         Vec::new(),
@@ -357,7 +403,7 @@ fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>
         // Alternate which goes first, so neither always follows the other.
         for i in 0..2 {
             let with_events = (run + i) % 2 == 1;
-            let events = with_events.then_some(&sink);
+            let events = if with_events { &sink } else { &Events::Off };
             let mut turns = Vec::new();
             for t in rt.block_on(run_k(args.k, model, events)) {
                 let g = gaps(&t);
@@ -372,9 +418,14 @@ fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>
         ratios.push(medians[1] / medians[0]);
     }
     let label = format!("react K={}, interleaved", args.k);
+    let (on_name, ratio_name) = if args.subscriber {
+        ("streaming subscriber", "streaming subscriber / events off")
+    } else {
+        ("events counted", "events on / off")
+    };
     for (name, turns, early, late) in [
         ("events off", &off, &early[0], &late[0]),
-        ("events counted", &on, &early[1], &late[1]),
+        (on_name, &on, &early[1], &late[1]),
     ] {
         emit(
             &format!("{label}, {name}: time per turn (gap between tool calls)"),
@@ -396,7 +447,7 @@ fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>
     let [late_off, late_on] = late.each_mut().map(|v| median(v));
     let row = json!({
         "workload": "W5",
-        "case": format!("{label}: events on / off, time per turn (median of per-run ratios)"),
+        "case": format!("{label}: {ratio_name}, time per turn (median of per-run ratios)"),
         "median": median(&mut ratios),
         "p90": ratios[ratios.len() * 9 / 10],
         "min": ratios[0],
@@ -405,7 +456,7 @@ fn interleaved(rt: &tokio::runtime::Runtime, args: &Args, model: &Arc<dyn Model>
     });
     println!("RESULT {row}");
     note(&format!(
-        "events on / off, medians of all runs: turns 2-11 {:.3}x, turns 41-50 {:.3}x",
+        "{ratio_name}, medians of all runs: turns 2-11 {:.3}x, turns 41-50 {:.3}x",
         early_on / early_off,
         late_on / late_off
     ));

@@ -68,8 +68,13 @@ impl Budget {
 
     /// Sends a limit's event to the sink and hands the limit back.
     pub(crate) fn report(&self, e: LimitExceeded) -> LimitExceeded {
+        self.report_in(None, e)
+    }
+
+    /// [`Budget::report`] from the span `span_id`.
+    pub(crate) fn report_in(&self, span_id: Option<&str>, e: LimitExceeded) -> LimitExceeded {
         if let Some(sink) = &self.inner.events {
-            sink.emit(Event::Limit(e.event()));
+            sink.emit_in(span_id, Event::Limit(e.event()));
         }
         e
     }

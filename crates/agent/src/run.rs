@@ -203,6 +203,7 @@ pub struct RunOptions {
     resources: Extensions,
     args: Map<String, Value>,
     name: Option<String>,
+    tool_call_id: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -213,6 +214,7 @@ impl std::fmt::Debug for RunOptions {
             .field("resources", &self.resources)
             .field("args", &self.args)
             .field("name", &self.name)
+            .field("tool_call_id", &self.tool_call_id)
             .finish()
     }
 }
@@ -301,6 +303,28 @@ impl RunOptions {
     #[must_use]
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
+        self
+    }
+
+    /// The tool call that starts this run (a tool that runs an agent, as `as_tool` and
+    /// handoffs do): the run's span begin event names it, so a live view
+    /// ([`EventStream`](actuator_events::EventStream)) places the nested run under the call.
+    ///
+    /// ```
+    /// use actuator_agent::{AgentState, RunContext, RunOptions, agent_fn};
+    /// use actuator_events::{Event, EventLog};
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let echo = agent_fn("echo", |state: AgentState, _cx, _args| async move { Ok(state) });
+    /// let log = EventLog::new();
+    /// let cx = RunContext::with_events(log.clone());
+    /// cx.run(&echo, "hi", RunOptions::new().tool_call_id("call_1")).await.unwrap();
+    /// let Some(Event::SpanBegin(begin)) = log.events().into_iter().next() else { panic!() };
+    /// assert_eq!(begin.tool_call_id.as_deref(), Some("call_1"));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn tool_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.tool_call_id = Some(id.into());
         self
     }
 }
@@ -448,6 +472,7 @@ impl RunContext {
             &options.limits,
             options.args,
             options.name.as_deref(),
+            options.tool_call_id,
         )
         .await
     }
@@ -461,9 +486,11 @@ impl RunContext {
         limits: &[Limit],
         args: Map<String, Value>,
         name: Option<&str>,
+        tool_call_id: Option<Arc<str>>,
     ) -> Result<AgentRun, AgentError> {
         let scoped = self.scoped(limits).for_run();
-        let (cx, span_guard) = scoped.span("agent", name.unwrap_or(agent.name()));
+        let (cx, span_guard) =
+            scoped.span_of_call("agent", name.unwrap_or(agent.name()), tool_call_id);
         let span = span_guard.tracing_span().clone();
         // Kept only when the agent could be cut off by its own time limit without handing back
         // its state.

@@ -69,6 +69,10 @@ impl EventSink for SampleSink {
     fn wants_pending_tool_events(&self) -> bool {
         self.log.wants_pending_tool_events()
     }
+
+    fn wants_model_stream(&self) -> bool {
+        self.log.wants_model_stream()
+    }
 }
 
 #[cfg(test)]
@@ -84,6 +88,8 @@ mod tests {
         let sink = RunWatch::new(progress).sink(log.clone(), "sample 1 (epoch 1)".into());
         // The executor asks before it builds one: a log keeps the completed event only.
         assert!(!sink.wants_pending_tool_events());
+        // Nor stream deltas: the log keeps the model event, and no provider builds one.
+        assert!(!sink.wants_model_stream());
         sink.emit(Event::ToolPending(actuator_events::PendingToolEvent::new(
             "call_1",
             "add",

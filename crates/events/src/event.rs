@@ -9,6 +9,7 @@ use actuator_model::{GenerateConfig, ModelOutput};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
+use crate::stream_event::ModelStreamEvent;
 use crate::tool_event::{PendingToolEvent, ToolEvent};
 
 /// What an approver decided.
@@ -63,6 +64,10 @@ pub struct ModelEvent {
     /// How many times the provider retried the request (each also a [`ModelRetryEvent`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retries: u32,
+    /// The number the generation's [`ModelStreamEvent`]s carry, when the sink wanted them
+    /// ([`EventSink::wants_model_stream`]): the deltas with this number came before this event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -120,6 +125,10 @@ pub struct SpanBeginEvent {
     pub kind: String,
     /// Its name (an agent's display name, …).
     pub name: String,
+    /// The tool call that started the span's agent run, when a tool did (`as_tool`, a
+    /// handoff): a live view places the nested run under the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<Arc<str>>,
 }
 
 /// The end of a span.
@@ -185,8 +194,9 @@ pub enum Event {
     Model(Box<ModelEvent>),
     /// A provider retrying a generation's request.
     ModelRetry(ModelRetryEvent),
-    /// A span began.
-    SpanBegin(SpanBeginEvent),
+    /// A span began (boxed: spans are few, and the event stays as small as a pending tool
+    /// call's).
+    SpanBegin(Box<SpanBeginEvent>),
     /// A span ended.
     SpanEnd(SpanEndEvent),
     /// A note.
@@ -195,6 +205,9 @@ pub enum Event {
     Compaction(CompactionEvent),
     /// A limit was hit.
     Limit(LimitEvent),
+    /// A piece of a generation still streaming (only to sinks that want them:
+    /// [`EventSink::wants_model_stream`]); its [`ModelEvent`] follows.
+    ModelStream(ModelStreamEvent),
 }
 
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.
@@ -225,6 +238,44 @@ pub trait EventSink: Send + Sync {
     /// ```
     fn wants_pending_tool_events(&self) -> bool {
         true
+    }
+
+    /// Whether this sink wants [`Event::ModelStream`]: the text, reasoning and tool-call
+    /// deltas of each generation as a streaming provider parses them, and the retry boundary
+    /// that discards an attempt's deltas. Only a live view wants them (a log keeps the
+    /// [`ModelEvent`], which holds the whole output), so the default is no, and then no
+    /// delta is built: providers ask before they make one.
+    ///
+    /// ```
+    /// use actuator_events::{Event, EventLog, EventSink};
+    /// struct Live;
+    /// impl EventSink for Live {
+    ///     fn emit(&self, _event: Event) {}
+    ///     fn wants_model_stream(&self) -> bool {
+    ///         true
+    ///     }
+    /// }
+    /// assert!(Live.wants_model_stream());
+    /// assert!(!EventLog::new().wants_model_stream());
+    /// ```
+    fn wants_model_stream(&self) -> bool {
+        false
+    }
+
+    /// Receives one event emitted inside the span `span_id` (the innermost span of the run
+    /// that emitted it), from an emitter that knows it. A sink that places events in the
+    /// run's tree (an [`EventStream`](crate::EventStream)) reads it; the default forgets it
+    /// and calls [`EventSink::emit`]. Tool events carry their span themselves.
+    ///
+    /// ```
+    /// use actuator_events::{Event, EventLog, EventSink, InfoEvent};
+    /// let log = EventLog::new();
+    /// log.emit_in(Some("span_1"), Event::Info(InfoEvent { source: None, message: "hi".into() }));
+    /// assert_eq!(log.events().len(), 1);
+    /// ```
+    fn emit_in(&self, span_id: Option<&str>, event: Event) {
+        let _ = span_id;
+        self.emit(event);
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! - [`Event`] and its kinds ([`PendingToolEvent`] when a call starts and [`ToolEvent`] when it
 //!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`] and
-//!   [`ModelRetryEvent`], [`SpanBeginEvent`], [`SpanEndEvent`], [`InfoEvent`],
+//!   [`ModelRetryEvent`], [`ModelStreamEvent`], [`SpanBeginEvent`], [`SpanEndEvent`], [`InfoEvent`],
 //!   [`CompactionEvent`], [`LimitEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
 //!   them in memory);
 //! - [`SharedMessages`], a model event's input: the messages of one conversation shared between
@@ -13,13 +13,26 @@
 //! - [`LimitKind`] and [`LimitExceeded`], the error a run stops with when a limit is hit, which
 //!   the executor recognises when a tool that runs an agent hits an outer limit;
 //! - [`Score`], what a scorer says about an answer (react's attempts, evaluations);
-//! - [`ConsoleTranscript`], a sink that prints a run for people as it happens.
+//! - [`ConsoleTranscript`], a sink that prints a run for people as it happens;
+//! - [`EventStream`], one run's events (nested agents included, each placed by its
+//!   [`Correlation`]) as a stream a live view reads, with the deltas of streaming generations
+//!   ([`ModelStreamEvent`]) for sinks that want them, behind a bounded buffer that never makes
+//!   the run wait.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod event;
 pub use event::{
     ApprovalDecision, CompactionEvent, Event, EventLog, EventSink, InfoEvent, LimitEvent,
     ModelEvent, ModelRetryEvent, SpanBeginEvent, SpanEndEvent, unix_seconds,
+};
+
+mod stream_event;
+pub use stream_event::{ModelStreamEvent, StreamEvent};
+
+mod subscribe;
+pub use subscribe::{
+    Correlation, DEFAULT_STREAM_DELTAS, DEFAULT_STREAM_EVENTS, EventStream, Lost, RunEvent,
+    StreamSink,
 };
 
 mod clock;

@@ -50,6 +50,7 @@ fn generation(input: &[ChatMessage], output: ModelOutput) -> Event {
         completed_at: 1.0,
         working_time: 1.0,
         retries: 0,
+        generation: None,
     }))
 }
 
@@ -72,12 +73,13 @@ fn failure(function: &str, kind: ToolErrorKind, message: &str) -> Event {
 }
 
 fn span(id: &str, name: &str) -> Event {
-    Event::SpanBegin(SpanBeginEvent {
+    Event::SpanBegin(Box::new(SpanBeginEvent {
         id: id.into(),
         parent_id: None,
         kind: "agent".into(),
         name: name.into(),
-    })
+        tool_call_id: None,
+    }))
 }
 
 fn end(id: &str) -> Event {

@@ -43,10 +43,13 @@ impl Runner<'_> {
 
     fn info(&self, message: String) {
         if let Some(sink) = self.sink() {
-            sink.emit(Event::Info(InfoEvent {
-                source: None,
-                message,
-            }));
+            sink.emit_in(
+                self.options.span_id.as_deref(),
+                Event::Info(InfoEvent {
+                    source: None,
+                    message,
+                }),
+            );
         }
     }
 

@@ -41,7 +41,7 @@ mod structured;
 pub use structured::{Structured, StructuredOutputError, generate_structured};
 
 mod observe;
-pub use observe::{GenerateObserver, RetryReport};
+pub use observe::{GenerateObserver, RetryReport, StreamDelta, ToolCallDelta};
 
 mod request;
 pub use request::GenerateRequest;

@@ -1,5 +1,6 @@
-//! What a generation reports while it runs, beside its output: the retries a provider makes
-//! and the time it spends waiting between them.
+//! What a generation reports while it runs, beside its output: the retries a provider makes,
+//! the time it spends waiting between them, and, when someone listens, the deltas of a
+//! streamed response as they arrive ([`StreamDelta`]).
 //!
 //! A provider cannot know the run it serves (models are shared by many runs), so the caller
 //! puts a [`GenerateObserver`] on the [`GenerateRequest`](crate::GenerateRequest), and the
@@ -52,6 +53,58 @@ impl RetryReport {
     }
 }
 
+/// One piece of a streamed response, as a provider parsed it (the reference's `on_stream`
+/// kinds, less the retry boundary, which the observer hears as
+/// [`GenerateObserver::retrying`]). Borrowed from the provider's parse buffer: an observer
+/// that keeps it copies it.
+///
+/// ```
+/// use actuator_model::StreamDelta;
+/// let delta = StreamDelta::Text("Hel");
+/// assert!(matches!(delta, StreamDelta::Text("Hel")));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamDelta<'a> {
+    /// Text to append to the text received so far.
+    Text(&'a str),
+    /// Reasoning to append to the reasoning received so far.
+    Reasoning(&'a str),
+    /// A fragment of a tool call's arguments.
+    ToolCall(ToolCallDelta<'a>),
+}
+
+/// A fragment of a tool call's arguments (partial JSON: the fragments of one call, appended,
+/// are its arguments once the call finishes).
+///
+/// ```
+/// use actuator_model::{StreamDelta, ToolCallDelta};
+/// let delta = ToolCallDelta::new(Some("call_1"), Some("add"), "{\"x\":");
+/// assert_eq!(delta.arguments, "{\"x\":");
+/// let _ = StreamDelta::ToolCall(delta);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolCallDelta<'a> {
+    /// The call's id, once the provider has reported it.
+    pub id: Option<&'a str>,
+    /// The function called, once the provider has reported it.
+    pub function: Option<&'a str>,
+    /// The fragment of the arguments (may be empty when the delta only names the call).
+    pub arguments: &'a str,
+}
+
+impl<'a> ToolCallDelta<'a> {
+    /// A fragment `arguments` of the call `id` to `function`.
+    pub fn new(id: Option<&'a str>, function: Option<&'a str>, arguments: &'a str) -> Self {
+        ToolCallDelta {
+            id,
+            function,
+            arguments,
+        }
+    }
+}
+
 /// Receives what a generation reports while it runs. Called inline: it must be cheap and must
 /// not block.
 ///
@@ -81,6 +134,21 @@ pub trait GenerateObserver: Send + Sync {
     /// The wait of `report` ended after `waited`: shorter than planned when the generation
     /// was dropped during it, a little longer when the timer fired late.
     fn waited(&self, report: &RetryReport, waited: Duration);
+
+    /// Whether this observer wants the deltas of a streamed response. A provider asks once per
+    /// attempt and, when nobody wants them, neither builds nor reports any: streaming then
+    /// costs what it did before deltas existed. Default: no.
+    fn wants_deltas(&self) -> bool {
+        false
+    }
+
+    /// One delta of a streamed response, in the order the provider parsed them; only called
+    /// when [`GenerateObserver::wants_deltas`] said yes. A retry after deltas were reported
+    /// discards them: the output is the successful attempt's alone (the observer hears the
+    /// boundary as [`GenerateObserver::retrying`]).
+    fn delta(&self, delta: &StreamDelta<'_>) {
+        let _ = delta;
+    }
 }
 
 /// Tells `observer` (if any) about the retry, waits `report.wait`, and tells it how long the

@@ -163,6 +163,25 @@ impl<'a> GenerateRequest<'a> {
         self
     }
 
+    /// The observer to report a streamed response's deltas to, when it wants them
+    /// ([`GenerateObserver::wants_deltas`]): a provider asks once per attempt, and builds no
+    /// delta when the answer is `None`.
+    ///
+    /// ```
+    /// use actuator_model::{GenerateObserver, GenerateRequest, RetryReport};
+    /// # use std::time::Duration;
+    /// struct Deaf;
+    /// impl GenerateObserver for Deaf {
+    ///     fn retrying(&self, _: &RetryReport) {}
+    ///     fn waited(&self, _: &RetryReport, _: Duration) {}
+    /// }
+    /// let deaf = Deaf;
+    /// assert!(GenerateRequest::new(&[]).observer(&deaf).delta_observer().is_none());
+    /// ```
+    pub fn delta_observer(&self) -> Option<&'a dyn GenerateObserver> {
+        self.observer.filter(|o| o.wants_deltas())
+    }
+
     /// What a provider calls between two attempts: tells the request's observer (if any)
     /// about the retry, waits `report.wait`, and tells the observer how long the wait really
     /// took, also when the future is dropped during it. The caller (an agent's run) records

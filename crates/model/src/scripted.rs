@@ -6,14 +6,20 @@ use std::sync::{Arc, Mutex};
 
 use actuator_tool_core::{BoxFuture, ToolInfo};
 
+use actuator_tool_core::Content;
+
 use crate::error::ModelError;
 use crate::message::ChatMessage;
+use crate::message::MessageContent;
 use crate::model::Model;
+use crate::observe::{GenerateObserver, StreamDelta, ToolCallDelta};
 use crate::output::ModelOutput;
 use crate::request::GenerateRequest;
 
 /// A model that returns prepared outputs in order: the embedded default of the examples and
-/// the workhorse of tests. Running out is a [`ModelError::ScriptExhausted`].
+/// the workhorse of tests. Running out is a [`ModelError::ScriptExhausted`]. When the
+/// request's observer wants deltas ([`GenerateObserver::wants_deltas`]), each output is first
+/// reported as a streaming provider would: reasoning, text a word at a time, tool calls.
 ///
 /// ```
 /// use actuator_model::{ChatMessage, GenerateRequest, Model, ModelOutput, ScriptedModel};
@@ -78,7 +84,7 @@ impl Model for ScriptedModel {
 
     fn generate<'a>(
         &'a self,
-        _request: GenerateRequest<'a>,
+        request: GenerateRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         let result = match self.state.lock() {
             Ok(mut state) => {
@@ -86,6 +92,9 @@ impl Model for ScriptedModel {
                 match state.outputs.pop_front() {
                     Some(mut out) => {
                         stamp_model(&mut out, &self.name);
+                        if let Some(observer) = request.delta_observer() {
+                            stream_output(&out, observer);
+                        }
                         Ok(out)
                     }
                     None => Err(ModelError::ScriptExhausted {
@@ -97,6 +106,42 @@ impl Model for ScriptedModel {
             Err(_) => Err(ModelError::other("the scripted model's lock was poisoned")),
         };
         Box::pin(std::future::ready(result))
+    }
+}
+
+/// Reports `out` as a streaming provider would, to an observer that wants deltas: its
+/// reasoning, then its text a word at a time, then each tool call's arguments (named first).
+fn stream_output(out: &ModelOutput, observer: &dyn GenerateObserver) {
+    let Some(message) = out.message() else {
+        return;
+    };
+    match &message.content {
+        MessageContent::Text(text) => stream_text(text, observer),
+        MessageContent::Parts(parts) => {
+            for part in parts {
+                match part {
+                    Content::Reasoning { reasoning, .. } if !reasoning.is_empty() => {
+                        observer.delta(&StreamDelta::Reasoning(reasoning));
+                    }
+                    Content::Text { text, .. } => stream_text(text, observer),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for call in message.tool_calls.iter().flatten() {
+        observer.delta(&StreamDelta::ToolCall(ToolCallDelta::new(
+            Some(&call.id),
+            Some(&call.function),
+            call.arguments.as_json(),
+        )));
+    }
+}
+
+/// `text` in pieces that each end after a space (the last takes the rest).
+fn stream_text(text: &str, observer: &dyn GenerateObserver) {
+    for piece in text.split_inclusive(' ') {
+        observer.delta(&StreamDelta::Text(piece));
     }
 }
 
@@ -164,6 +209,9 @@ impl Model for FunctionModel {
     ) -> BoxFuture<'a, Result<ModelOutput, ModelError>> {
         let result = (self.f)(request.input, request.tools).map(|mut out| {
             stamp_model(&mut out, &self.name);
+            if let Some(observer) = request.delta_observer() {
+                stream_output(&out, observer);
+            }
             out
         });
         Box::pin(std::future::ready(result))
@@ -205,5 +253,74 @@ mod tests {
     fn shared_model_keeps_an_arc_dyn_model_as_it_is() {
         let shared: Arc<dyn Model> = Arc::new(ScriptedModel::new([]));
         assert!(Arc::ptr_eq(&shared_model(Arc::clone(&shared)), &shared));
+    }
+
+    /// Keeps the deltas it hears.
+    #[derive(Default)]
+    struct Deltas(Mutex<Vec<String>>);
+
+    impl GenerateObserver for Deltas {
+        fn retrying(&self, _: &crate::RetryReport) {}
+        fn waited(&self, _: &crate::RetryReport, _: std::time::Duration) {}
+        fn wants_deltas(&self) -> bool {
+            true
+        }
+        fn delta(&self, delta: &StreamDelta<'_>) {
+            let text = match delta {
+                StreamDelta::Text(t) => format!("text:{t}"),
+                StreamDelta::Reasoning(r) => format!("reasoning:{r}"),
+                StreamDelta::ToolCall(c) => {
+                    format!(
+                        "call:{}:{}:{}",
+                        c.id.unwrap(),
+                        c.function.unwrap(),
+                        c.arguments
+                    )
+                }
+            };
+            self.0.lock().unwrap().push(text);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_scripted_output_streams_to_an_observer_that_wants_deltas_and_only_then() {
+        let mut out = ModelOutput::from_content("m", "two words");
+        out.choices[0].message.tool_calls = Some(vec![crate::ToolCall::new(
+            "call_1",
+            "add",
+            serde_json::json!({"x": 1}),
+        )]);
+        let model = ScriptedModel::new([out.clone(), out]);
+        let heard = Deltas::default();
+        let streamed = model
+            .generate(GenerateRequest::new(&[]).observer(&heard))
+            .await
+            .unwrap();
+        assert_eq!(streamed.completion(), "two words");
+        assert_eq!(
+            *heard.0.lock().unwrap(),
+            ["text:two ", "text:words", r#"call:call_1:add:{"x":1}"#]
+        );
+        // An observer that does not want deltas hears none.
+        struct Deaf;
+        impl GenerateObserver for Deaf {
+            fn retrying(&self, _: &crate::RetryReport) {}
+            fn waited(&self, _: &crate::RetryReport, _: std::time::Duration) {}
+            fn delta(&self, _: &StreamDelta<'_>) {
+                panic!("a delta reached an observer that did not want deltas");
+            }
+        }
+        model
+            .generate(GenerateRequest::new(&[]).observer(&Deaf))
+            .await
+            .unwrap();
+        // A function model streams what it computes the same way.
+        let function = FunctionModel::new("f", |_, _| Ok(ModelOutput::from_content("f", "a b")));
+        let heard = Deltas::default();
+        function
+            .generate(GenerateRequest::new(&[]).observer(&heard))
+            .await
+            .unwrap();
+        assert_eq!(*heard.0.lock().unwrap(), ["text:a ", "text:b"]);
     }
 }

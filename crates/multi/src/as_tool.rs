@@ -127,7 +127,11 @@ impl AsToolBuilder {
                         .run(
                             agent.as_ref(),
                             AgentInput::Text(input),
-                            RunOptions::new().limits(limits).args(agent_args),
+                            RunOptions::new()
+                                .limits(limits)
+                                .args(agent_args)
+                                // A live view places the run under this call.
+                                .tool_call_id(Arc::clone(&ctx.call_id)),
                         )
                         .await
                         .map_err(|e| -> ToolFailure {

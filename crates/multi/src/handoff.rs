@@ -220,7 +220,8 @@ impl Handoff {
                         AgentInput::continued(AgentState::new(conv)),
                         RunOptions::new()
                             .limits(self.limits.iter().copied())
-                            .args(all_args),
+                            .args(all_args)
+                            .tool_call_id(call.id.as_str()),
                     )
                     .await
             })

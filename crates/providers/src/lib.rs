@@ -48,6 +48,7 @@
 
 mod builtin;
 mod check;
+mod deltas;
 mod error;
 mod http;
 mod options;

@@ -148,8 +148,10 @@ impl ModelOptions {
     }
 
     /// Whether answers are streamed (server-sent events), aggregated into the same output.
-    /// Default: off for Chat Completions; for Anthropic, on when `max_tokens` is above 16,000
-    /// (long requests must stream there). Dropping the generation closes the stream.
+    /// Default: on when the request's observer wants the deltas (a run whose event sink wants
+    /// them: `EventSink::wants_model_stream`, as the reference's `on_stream` asks for a
+    /// stream), and for Anthropic when `max_tokens` is above 16,000 (long requests must stream
+    /// there); otherwise off. Dropping the generation closes the stream.
     #[must_use]
     pub fn stream(mut self, stream: bool) -> Self {
         self.stream = Some(stream);

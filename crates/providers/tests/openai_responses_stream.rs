@@ -238,3 +238,62 @@ async fn an_error_event_is_a_server_error_and_a_failed_response_is_reported() {
         .unwrap_err();
     assert!(err.to_string().contains("Something broke."), "{err}");
 }
+
+/// Keeps the deltas it hears, as text.
+#[derive(Default)]
+struct Deltas(std::sync::Mutex<Vec<String>>);
+
+impl actuator_model::GenerateObserver for Deltas {
+    fn retrying(&self, _: &actuator_model::RetryReport) {}
+    fn waited(&self, _: &actuator_model::RetryReport, _: Duration) {}
+    fn wants_deltas(&self) -> bool {
+        true
+    }
+    fn delta(&self, delta: &actuator_model::StreamDelta<'_>) {
+        use actuator_model::StreamDelta;
+        let heard = match delta {
+            StreamDelta::Text(t) => format!("text {t}"),
+            StreamDelta::Reasoning(r) => format!("reasoning {r}"),
+            StreamDelta::ToolCall(c) => format!(
+                "call {} {} {}",
+                c.id.unwrap_or("?"),
+                c.function.unwrap_or("?"),
+                c.arguments
+            ),
+            _ => "other".into(),
+        };
+        self.0.lock().unwrap().push(heard);
+    }
+}
+
+#[tokio::test]
+async fn the_streams_deltas_reach_an_observer_that_wants_them_named_by_their_call() {
+    let server = MockServer::start().await;
+    let done = response(reasoning_and_calls(), "completed", Value::Null);
+    let mut events = events_for(&done, "response.completed");
+    // A summary delta after the reasoning item is added.
+    events.insert(
+        2,
+        json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1",
+               "output_index": 0, "summary_index": 0, "delta": "Two sums."}),
+    );
+    mount(&server, sse(&events), None).await;
+    let heard = Deltas::default();
+    let input = [ChatMessage::user("3 + 4 and read a")];
+    let tools = [tools::add(), tools::read()];
+    let model = model(&server.uri(), RetryPolicy::none());
+    let request = GenerateRequest::new(&input).tools(&tools).observer(&heard);
+    let out = model.generate(request).await.unwrap();
+    assert_eq!(out.message().unwrap().calls().len(), 2);
+    assert_eq!(
+        *heard.0.lock().unwrap(),
+        [
+            "reasoning Two sums.",
+            "text Adding.",
+            "call call_1 add ",
+            "call call_1 add {\"x\": 3, \"y\": 4}",
+            "call call_2 read ",
+            "call call_2 read {\"path\": \"a\", \"limit\": null}",
+        ]
+    );
+}

@@ -142,6 +142,51 @@ async fn a_streamed_answer_from_a_real_server_aggregates() {
     says_hello_streamed(&*model).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_servers_stream_reaches_a_runs_subscriber_as_deltas_before_the_model_event() {
+    use actuator_events::{Event, EventStream, StreamEvent};
+    let Some(llama) = servers::llama_server() else {
+        return;
+    };
+    let model = ModelOptions::new()
+        .base_url(format!("{}/v1", llama.url()))
+        .env(|_| None)
+        .config(GenerateConfig::default().max_tokens(16).temperature(0.0))
+        .stream(true)
+        .timeout(Duration::from_secs(120))
+        .retry(RetryPolicy::none())
+        .build("llama-cpp-python/smollm2")
+        .unwrap();
+    let (sink, mut stream) = EventStream::new();
+    let cx = actuator_agent::RunContext::with_events(sink);
+    let input = [ChatMessage::user("Say hello.")];
+    let out = cx
+        .generate(&*model, GenerateRequest::new(&input))
+        .await
+        .unwrap();
+    drop(cx);
+    let (mut text, mut pieces) = (String::new(), 0);
+    let mut model_event = None;
+    while let Some(e) = stream.recv().await {
+        match e.event {
+            Event::ModelStream(s) => {
+                assert!(model_event.is_none(), "a delta after the model event");
+                if let StreamEvent::Text { text: t } = s.stream {
+                    text.push_str(&t);
+                    pieces += 1;
+                }
+            }
+            Event::Model(m) => model_event = Some(m),
+            _ => {}
+        }
+    }
+    eprintln!("{pieces} text deltas: {text:?}");
+    assert!(model_event.unwrap().generation.is_some());
+    // Token by token, and together the answer.
+    assert!(pieces > 1);
+    assert_eq!(text, out.completion());
+}
+
 /// A streamed "Say hello." aggregates into a non-empty answer that ended normally.
 async fn says_hello_streamed(model: &dyn Model) -> actuator_model::ModelOutput {
     let out = model

@@ -2,19 +2,25 @@
 //! while it runs (a provider's retries, and its waits, which are not working time).
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use actuator_events::{Event, ModelEvent, ModelRetryEvent, SharedMessages, unix_seconds_at};
+use actuator_events::{
+    Event, ModelEvent, ModelRetryEvent, ModelStreamEvent, SharedMessages, StreamEvent,
+    unix_seconds_at,
+};
 use actuator_model::{
-    GenerateObserver, GenerateRequest, Model, ModelError, ModelOutput, RetryReport,
+    GenerateObserver, GenerateRequest, Model, ModelError, ModelOutput, RetryReport, StreamDelta,
 };
 use actuator_tool_core::ToolChoice;
 use tracing::Instrument;
 
 use super::RunContext;
 use crate::error::AgentError;
+
+/// The number of the next generation whose deltas a sink wants (see [`ModelStreamEvent`]).
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 
 impl RunContext {
     /// Generates with `model`: the one way every agent calls a model. It applies the
@@ -24,7 +30,10 @@ impl RunContext {
     /// Every generation counts: retries and compaction summaries too, as in the reference.
     ///
     /// The provider's retries become [`ModelRetryEvent`]s and its waits are recorded as
-    /// waiting, not working time; an observer already on the request hears of them too.
+    /// waiting, not working time; an observer already on the request hears of them too. When
+    /// the sink wants stream deltas ([`EventSink::wants_model_stream`](actuator_events::EventSink::wants_model_stream)),
+    /// a streaming provider's deltas become [`ModelStreamEvent`]s, in the run's span, before
+    /// the [`ModelEvent`], which carries the same `generation` number.
     ///
     /// ```
     /// use actuator_agent::{RunContext, limits::turn_limit};
@@ -124,12 +133,20 @@ impl RunContext {
                 let clock = Instant::now();
                 (unix_seconds_at(clock), clock)
             });
+            // A number for the generation's deltas only when the sink wants them: otherwise no
+            // provider builds one.
+            let generation_id = self
+                .events()
+                .filter(|sink| sink.wants_model_stream())
+                .map(|_| NEXT_GENERATION.fetch_add(1, Ordering::Relaxed));
             let observer = RunObserver {
                 cx: self,
                 model: model.name(),
                 inner: request.observer,
                 retries: AtomicU32::new(0),
                 waited: Mutex::new(Duration::ZERO),
+                generation: generation_id,
+                streamed: AtomicBool::new(false),
             };
             let config = request.config;
             let offered_request = request
@@ -152,25 +169,29 @@ impl RunContext {
             if let (Some(sink), Some((started_at, clock))) = (self.events(), timing) {
                 let elapsed = clock.elapsed();
                 let waited = observer.waited();
-                sink.emit(Event::Model(Box::new(ModelEvent {
-                    model: model.name().to_owned(),
-                    input: match recorded {
-                        Some(r) => {
-                            *r = r.continued_by(input);
-                            r.clone()
-                        }
-                        None => SharedMessages::from(input),
-                    },
-                    tools: shared_tools.map_or_else(|| Arc::from(offered.as_ref()), Arc::clone),
-                    tool_choice: choice.into_owned(),
-                    config: config.clone(),
-                    output: result.as_ref().ok().map(Arc::clone),
-                    error: result.as_ref().err().map(ToString::to_string),
-                    started_at,
-                    completed_at: started_at + elapsed.as_secs_f64(),
-                    working_time: elapsed.saturating_sub(waited).as_secs_f64(),
-                    retries: observer.retries.load(Ordering::Relaxed),
-                })));
+                sink.emit_in(
+                    self.span_id(),
+                    Event::Model(Box::new(ModelEvent {
+                        model: model.name().to_owned(),
+                        input: match recorded {
+                            Some(r) => {
+                                *r = r.continued_by(input);
+                                r.clone()
+                            }
+                            None => SharedMessages::from(input),
+                        },
+                        tools: shared_tools.map_or_else(|| Arc::from(offered.as_ref()), Arc::clone),
+                        tool_choice: choice.into_owned(),
+                        config: config.clone(),
+                        output: result.as_ref().ok().map(Arc::clone),
+                        error: result.as_ref().err().map(ToString::to_string),
+                        started_at,
+                        completed_at: started_at + elapsed.as_secs_f64(),
+                        working_time: elapsed.saturating_sub(waited).as_secs_f64(),
+                        retries: observer.retries.load(Ordering::Relaxed),
+                        generation: generation_id,
+                    })),
+                );
             }
             let output = result.map_err(AgentError::new)?;
             self.record_generation(output.usage.as_ref())
@@ -183,7 +204,9 @@ impl RunContext {
 }
 
 /// Receives one generation's reports: each retry becomes a [`ModelRetryEvent`], each wait is
-/// recorded in every scope as waiting (so a working limit's deadline moves past it).
+/// recorded in every scope as waiting (so a working limit's deadline moves past it), and,
+/// when the sink wants them, each delta a [`ModelStreamEvent`] (a retry after deltas also a
+/// [`StreamEvent::Retry`] boundary).
 ///
 /// It lives on the generation's stack and the request borrows it: one generation costs no
 /// allocation for it. An observer the caller put on the request hears everything after it.
@@ -193,11 +216,24 @@ struct RunObserver<'g> {
     inner: Option<&'g dyn GenerateObserver>,
     retries: AtomicU32,
     waited: Mutex<Duration>,
+    /// The number of the generation's deltas, when the sink wants them.
+    generation: Option<u64>,
+    /// Whether a delta of this generation reached the sink (a retry then discards it).
+    streamed: AtomicBool,
 }
 
 impl RunObserver<'_> {
     fn waited(&self) -> Duration {
         self.waited.lock().map(|w| *w).unwrap_or_default()
+    }
+
+    fn stream(&self, generation: u64, stream: StreamEvent) {
+        if let Some(sink) = self.cx.events() {
+            sink.emit_in(
+                self.cx.span_id(),
+                Event::ModelStream(ModelStreamEvent::new(generation, stream)),
+            );
+        }
     }
 }
 
@@ -208,18 +244,45 @@ impl GenerateObserver for RunObserver<'_> {
         // it while it lasts; `waited` settles the difference.
         self.cx.record_waiting(report.wait);
         if let Some(sink) = self.cx.events() {
-            sink.emit(Event::ModelRetry(
-                ModelRetryEvent::new(
-                    self.model,
-                    report.retry,
-                    report.wait.as_secs_f64(),
-                    report.error.clone(),
-                )
-                .with_status(report.status),
-            ));
+            sink.emit_in(
+                self.cx.span_id(),
+                Event::ModelRetry(
+                    ModelRetryEvent::new(
+                        self.model,
+                        report.retry,
+                        report.wait.as_secs_f64(),
+                        report.error.clone(),
+                    )
+                    .with_status(report.status),
+                ),
+            );
+        }
+        // The boundary goes out when the failed attempt streamed something to discard (as the
+        // reference's `StreamRetryEvent`), before any delta of the next attempt.
+        if let Some(generation) = self.generation
+            && self.streamed.swap(false, Ordering::Relaxed)
+        {
+            let attempt = report.retry.saturating_add(1);
+            self.stream(generation, StreamEvent::Retry { attempt });
         }
         if let Some(inner) = self.inner {
             inner.retrying(report);
+        }
+    }
+
+    fn wants_deltas(&self) -> bool {
+        self.generation.is_some() || self.inner.is_some_and(|i| i.wants_deltas())
+    }
+
+    fn delta(&self, delta: &StreamDelta<'_>) {
+        if let Some(generation) = self.generation
+            && let Some(stream) = StreamEvent::from_delta(delta)
+        {
+            self.streamed.store(true, Ordering::Relaxed);
+            self.stream(generation, stream);
+        }
+        if let Some(inner) = self.inner.filter(|i| i.wants_deltas()) {
+            inner.delta(delta);
         }
     }
 

@@ -85,10 +85,13 @@ impl ToolHost for RunHost {
             other => other.to_string(),
         };
         let logger = entry.logger.map(|l| format!(" {l}")).unwrap_or_default();
-        events.emit(Event::Info(InfoEvent {
-            source: Some("log".to_owned()),
-            message: format!("{tool} ({call_id}){logger} {}: {text}", entry.level),
-        }));
+        events.emit_in(
+            self.context.span_id(),
+            Event::Info(InfoEvent {
+                source: Some("log".to_owned()),
+                message: format!("{tool} ({call_id}){logger} {}: {text}", entry.level),
+            }),
+        );
         true
     }
 

@@ -224,10 +224,11 @@ impl RunContext {
         self.inner.budget.events()
     }
 
-    /// Sends an event to the sink, if any.
+    /// Sends an event to the sink, if any, as emitted in this context's span
+    /// ([`EventSink::emit_in`]).
     pub fn emit(&self, event: Event) {
         if let Some(sink) = self.inner.budget.events() {
-            sink.emit(event);
+            sink.emit_in(self.span_id(), event);
         }
     }
 
@@ -241,13 +242,24 @@ impl RunContext {
     /// span's work with [`SpanGuard::tracing_span`], or use [`RunContext::in_span`], which does
     /// both.
     pub fn span(&self, kind: &str, name: &str) -> (RunContext, SpanGuard) {
+        self.span_of_call(kind, name, None)
+    }
+
+    /// [`RunContext::span`] for the run a tool call started (its begin event names the call).
+    pub(crate) fn span_of_call(
+        &self,
+        kind: &str,
+        name: &str,
+        tool_call_id: Option<Arc<str>>,
+    ) -> (RunContext, SpanGuard) {
         let id = new_id().into_string();
-        self.emit(Event::SpanBegin(SpanBeginEvent {
+        self.emit(Event::SpanBegin(Box::new(SpanBeginEvent {
             id: id.clone(),
             parent_id: self.inner.span.as_deref().map(str::to_owned),
             kind: kind.to_owned(),
             name: name.to_owned(),
-        }));
+            tool_call_id,
+        })));
         let cx = self.with_inner(|i| i.span = Some(Arc::from(id.as_str())));
         let guard = SpanGuard {
             id,
@@ -281,7 +293,7 @@ impl RunContext {
     }
 
     fn report(&self, e: LimitExceeded) -> LimitExceeded {
-        self.inner.budget.report(e)
+        self.inner.budget.report_in(self.span_id(), e)
     }
 
     /// What this context's own (innermost) scope has used so far: messages, tokens, turns,
@@ -429,7 +441,10 @@ impl RunContext {
         if let Some(sink) = self.inner.budget.events()
             && extensions.get::<ToolProgress>().is_none()
         {
-            extensions.insert(ToolProgress::new(progress::RunProgress(Arc::clone(sink))));
+            extensions.insert(ToolProgress::new(progress::RunProgress(
+                Arc::clone(sink),
+                self.inner.span.clone(),
+            )));
         }
         // Its log entries become the run's events, and its sampling goes to the run's
         // SamplingModel (unless a resource hosts the tools already).
@@ -570,9 +585,12 @@ impl std::fmt::Debug for SpanGuard {
 impl Drop for SpanGuard {
     fn drop(&mut self) {
         if let Some(sink) = &self.events {
-            sink.emit(Event::SpanEnd(SpanEndEvent {
-                id: self.id.clone(),
-            }));
+            sink.emit_in(
+                Some(&self.id),
+                Event::SpanEnd(SpanEndEvent {
+                    id: self.id.clone(),
+                }),
+            );
         }
     }
 }

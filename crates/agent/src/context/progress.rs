@@ -6,7 +6,8 @@ use std::sync::Arc;
 use actuator_events::{Event, EventSink, InfoEvent};
 use actuator_tool_core::{ProgressReport, ProgressSink};
 
-pub(super) struct RunProgress(pub(super) Arc<dyn EventSink>);
+/// The run's sink and the span the calls run in.
+pub(super) struct RunProgress(pub(super) Arc<dyn EventSink>, pub(super) Option<Arc<str>>);
 
 impl ProgressSink for RunProgress {
     fn progress(&self, tool: &str, call_id: &str, report: ProgressReport) {
@@ -18,9 +19,12 @@ impl ProgressSink for RunProgress {
             message.push_str(": ");
             message.push_str(&text);
         }
-        self.0.emit(Event::Info(InfoEvent {
-            source: Some("progress".to_owned()),
-            message,
-        }));
+        self.0.emit_in(
+            self.1.as_deref(),
+            Event::Info(InfoEvent {
+                source: Some("progress".to_owned()),
+                message,
+            }),
+        );
     }
 }

@@ -42,8 +42,10 @@ impl StampedLog {
 impl EventSink for StampedLog {
     fn emit(&self, event: Event) {
         // Pending tool events are superseded by their completed ones: the log keeps the latter.
+        // Stream deltas are superseded by their model event (the reference logs none); this
+        // sink does not ask for them, so only a sink wrapped around it could pass one on.
         match &event {
-            Event::ToolPending(_) => return,
+            Event::ToolPending(_) | Event::ModelStream(_) => return,
             Event::Tool(t) if t.is_pending() => return,
             _ => {}
         }
@@ -55,6 +57,10 @@ impl EventSink for StampedLog {
     }
 
     fn wants_pending_tool_events(&self) -> bool {
+        false
+    }
+
+    fn wants_model_stream(&self) -> bool {
         false
     }
 }
@@ -277,6 +283,20 @@ mod tests {
     use actuator_tool_core::ToolChoice;
 
     #[test]
+    fn the_stamped_log_asks_for_no_stream_deltas_and_drops_any_it_is_given() {
+        use actuator_events::{ModelStreamEvent, StreamEvent};
+        let log = StampedLog::new();
+        assert!(!log.wants_model_stream());
+        let delta = StreamEvent::Text { text: "Hel".into() };
+        log.emit(Event::ModelStream(ModelStreamEvent::new(1, delta)));
+        log.emit_in(
+            Some("span_1"),
+            Event::ModelStream(ModelStreamEvent::new(1, StreamEvent::Retry { attempt: 2 })),
+        );
+        assert!(log.take().is_empty());
+    }
+
+    #[test]
     fn the_stamped_log_keeps_a_calls_completed_event_and_drops_its_pending_ones() {
         use actuator_events::{PendingToolEvent, ToolEvent};
         let log = StampedLog::new();
@@ -332,6 +352,7 @@ mod tests {
                 completed_at: 100.0,
                 working_time: 0.2,
                 retries,
+                generation: None,
             }))
         };
         assert_eq!(

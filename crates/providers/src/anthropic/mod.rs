@@ -11,6 +11,7 @@ use actuator_model::{
 };
 
 use crate::check::{Rules, check_conversation};
+use crate::deltas::Deltas;
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
@@ -111,11 +112,17 @@ impl AnthropicMessages {
         let started = Instant::now();
         let path = "/v1/messages";
         let max_tokens = body["max_tokens"].as_u64().unwrap_or(0);
-        let result = if self.stream.unwrap_or(max_tokens > STREAM_ABOVE_MAX_TOKENS) {
+        // Unset, a stream for long answers (which must stream) and for a listener that wants
+        // the deltas.
+        let streams = self.stream.unwrap_or_else(|| {
+            max_tokens > STREAM_ABOVE_MAX_TOKENS || request.delta_observer().is_some()
+        });
+        let result = if streams {
             body["stream"] = serde_json::json!(true);
             self.transport
                 .post_sse(path, &body, request, || {
                     stream::MessageStream::new(&self.transport.provider)
+                        .reporting(Deltas::of(request))
                 })
                 .await
                 .map(|s| s.finish(&self.model))

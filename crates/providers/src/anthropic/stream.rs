@@ -1,11 +1,12 @@
 //! Streamed Messages (`"stream": true`): events aggregated into the same [`ModelOutput`] a
-//! whole message gives.
+//! whole message gives, their deltas reported as they arrive to an observer that wants them.
 
 use actuator_model::ModelOutput;
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::response::{Block, Usage, assemble, usage};
+use crate::deltas::Deltas;
 use crate::error::{ProviderError, snippet};
 use crate::http::{Failure, SseSink, StatusFailure};
 
@@ -101,8 +102,9 @@ enum Partial {
 
 /// The events of one streamed message so far.
 #[derive(Debug, Default)]
-pub(crate) struct MessageStream {
+pub(crate) struct MessageStream<'o> {
     provider: String,
+    deltas: Deltas<'o>,
     id: Option<String>,
     model: Option<String>,
     blocks: Vec<(usize, Partial)>,
@@ -110,12 +112,18 @@ pub(crate) struct MessageStream {
     usage: Option<Usage>,
 }
 
-impl MessageStream {
+impl<'o> MessageStream<'o> {
     pub(crate) fn new(provider: &str) -> Self {
         MessageStream {
             provider: provider.to_owned(),
             ..MessageStream::default()
         }
+    }
+
+    /// Reports each delta to `deltas` as it is read.
+    pub(crate) fn reporting(mut self, deltas: Deltas<'o>) -> Self {
+        self.deltas = deltas;
+        self
     }
 
     fn malformed(&self, data: &str, why: &str) -> Failure {
@@ -184,7 +192,7 @@ impl MessageStream {
     }
 }
 
-impl SseSink for MessageStream {
+impl SseSink for MessageStream<'_> {
     fn event(&mut self, _event: &str, data: &str) -> Result<bool, Failure> {
         if data.trim().is_empty() {
             return Ok(false);
@@ -203,7 +211,11 @@ impl SseSink for MessageStream {
             } => {
                 let text = |key: &str| content_block[key].as_str().unwrap_or_default().to_owned();
                 let partial = match content_block["type"].as_str() {
-                    Some("text") => Partial::Text(text("text")),
+                    Some("text") => {
+                        let start = text("text");
+                        self.deltas.text(&start);
+                        Partial::Text(start)
+                    }
                     Some("thinking") => Partial::Thinking {
                         thinking: text("thinking"),
                         signature: content_block["signature"]
@@ -212,28 +224,39 @@ impl SseSink for MessageStream {
                             .map(str::to_owned),
                     },
                     Some("redacted_thinking") => Partial::Redacted(text("data")),
-                    Some("tool_use") => Partial::ToolUse {
-                        id: text("id"),
-                        name: text("name"),
-                        // A start block's input is `{}`; the input arrives as deltas.
-                        json: String::new(),
-                    },
+                    Some("tool_use") => {
+                        let (id, name) = (text("id"), text("name"));
+                        // Named as it starts, as OpenAI's first chunk of a call names it.
+                        self.deltas.tool_call(Some(&id), Some(&name), "");
+                        Partial::ToolUse {
+                            id,
+                            name,
+                            // A start block's input is `{}`; the input arrives as deltas.
+                            json: String::new(),
+                        }
+                    }
                     _ => Partial::Other,
                 };
                 self.blocks.push((index, partial));
             }
             Event::ContentBlockDelta { index, delta } => {
+                let deltas = self.deltas;
                 let Some(block) = self.block(index) else {
                     return Err(
                         self.malformed(data, "continues a content block that never started")
                     );
                 };
                 match (block, delta) {
-                    (Partial::Text(t), Delta::Text { text }) => t.push_str(&text),
-                    (Partial::ToolUse { json, .. }, Delta::InputJson { partial_json }) => {
+                    (Partial::Text(t), Delta::Text { text }) => {
+                        deltas.text(&text);
+                        t.push_str(&text);
+                    }
+                    (Partial::ToolUse { id, name, json }, Delta::InputJson { partial_json }) => {
+                        deltas.tool_call(Some(id), Some(name), &partial_json);
                         json.push_str(&partial_json);
                     }
                     (Partial::Thinking { thinking, .. }, Delta::Thinking { thinking: more }) => {
+                        deltas.reasoning(&more);
                         thinking.push_str(&more);
                     }
                     (Partial::Thinking { signature, .. }, Delta::Signature { signature: s }) => {

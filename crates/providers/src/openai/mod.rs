@@ -13,6 +13,7 @@ use actuator_model::{
 };
 
 use crate::check::{Rules, check_conversation};
+use crate::deltas::Deltas;
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
@@ -46,7 +47,9 @@ pub struct OpenAiChat {
     transport: Transport,
     flavor: request::Flavor,
     config: GenerateConfig,
-    stream: bool,
+    /// Whether to stream: as set, else when someone wants the deltas (as the reference's
+    /// `on_stream` asks for a stream).
+    stream: Option<bool>,
     responses_api: bool,
 }
 
@@ -91,11 +94,18 @@ impl OpenAiChat {
                 json_object_schema: name.starts_with("llama-cpp-python/"),
             },
             config: options.config.clone(),
-            stream: options.stream.unwrap_or(false),
+            stream: options.stream,
             responses_api: options
                 .responses_api
                 .unwrap_or(resolved_openai && responses::is_reasoning_model(&model)),
         })
+    }
+
+    /// Whether this request is streamed: as the options say, else exactly when its observer
+    /// wants deltas, which only a stream has.
+    fn streams(&self, request: &GenerateRequest<'_>) -> bool {
+        self.stream
+            .unwrap_or_else(|| request.delta_observer().is_some())
     }
 
     async fn run(&self, request: &GenerateRequest<'_>) -> Result<ModelOutput, ProviderError> {
@@ -127,11 +137,11 @@ impl OpenAiChat {
         let started = Instant::now();
         let path = "/chat/completions";
         let mut body = built.body;
-        let result = if self.stream {
+        let result = if self.streams(request) {
             body.streamed();
             self.transport
                 .post_sse(path, &body, request, || {
-                    stream::ChatStream::new(&self.transport.provider)
+                    stream::ChatStream::new(&self.transport.provider).reporting(Deltas::of(request))
                 })
                 .await
                 .map(|s| s.finish(&self.model, tools, &built.strict))
@@ -189,12 +199,13 @@ impl OpenAiChat {
             provider: self.transport.provider.clone(),
             message,
         };
-        let result = if self.stream {
+        let result = if self.streams(request) {
             let mut body = body;
             body["stream"] = serde_json::json!(true);
             self.transport
                 .post_sse(path, &body, request, || {
                     responses_stream::ResponsesStream::new(&self.transport.provider)
+                        .reporting(Deltas::of(request))
                 })
                 .await
                 .map(|s| s.finish(&self.model, tools, &strict))

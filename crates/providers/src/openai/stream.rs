@@ -1,5 +1,6 @@
 //! Streamed Chat Completions (`"stream": true`): chunks aggregated into the same
-//! [`ModelOutput`] a whole response gives.
+//! [`ModelOutput`] a whole response gives, their deltas reported as they arrive to an
+//! observer that wants them.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use actuator_tool_core::ToolInfo;
 use serde::Deserialize;
 
 use super::response::{ChatReasoning, Usage, assemble, tool_call, usage};
+use crate::deltas::Deltas;
 use crate::http::{Failure, SseSink, read_failure};
 
 #[derive(Debug, Deserialize)]
@@ -74,8 +76,9 @@ struct PartialCall {
 
 /// The chunks of one streamed response so far.
 #[derive(Debug, Default)]
-pub(crate) struct ChatStream {
+pub(crate) struct ChatStream<'o> {
     provider: String,
+    deltas: Deltas<'o>,
     id: Option<String>,
     model: Option<String>,
     text: String,
@@ -87,7 +90,7 @@ pub(crate) struct ChatStream {
     usage: Option<Usage>,
 }
 
-impl SseSink for ChatStream {
+impl SseSink for ChatStream<'_> {
     fn event(&mut self, _event: &str, data: &str) -> Result<bool, Failure> {
         let data = data.trim();
         if data == "[DONE]" {
@@ -115,17 +118,21 @@ impl SseSink for ChatStream {
         for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
             let d = choice.delta;
             if let Some(t) = d.content {
+                self.deltas.text(&t);
                 self.text.push_str(&t);
             }
             if let Some(r) = d.refusal {
+                self.deltas.text(&r);
                 self.refusal.get_or_insert_with(String::new).push_str(&r);
             }
             if let Some(r) = d.reasoning_content {
+                self.deltas.reasoning(&r);
                 self.reasoning_content
                     .get_or_insert_with(String::new)
                     .push_str(&r);
             }
             if let Some(r) = d.reasoning {
+                self.deltas.reasoning(&r);
                 self.reasoning.get_or_insert_with(String::new).push_str(&r);
             }
             for call in d.tool_calls.unwrap_or_default() {
@@ -133,14 +140,23 @@ impl SseSink for ChatStream {
                 if let Some(id) = call.id.filter(|id| !id.is_empty()) {
                     partial.id = Some(id);
                 }
+                let mut fragment = None;
                 if let Some(f) = call.function {
                     if let Some(name) = f.name {
                         partial.name.push_str(&name);
                     }
                     if let Some(args) = f.arguments {
                         partial.arguments.push_str(&args);
+                        fragment = Some(partial.arguments.len() - args.len());
                     }
                 }
+                // Later chunks of a call carry only its index: the delta names the call by
+                // what the first ones said.
+                self.deltas.tool_call(
+                    partial.id.as_deref(),
+                    Some(&partial.name),
+                    fragment.map_or("", |from| &partial.arguments[from..]),
+                );
             }
             if choice.finish_reason.is_some() {
                 self.finish = choice.finish_reason;
@@ -165,12 +181,18 @@ fn malformed(provider: &str, data: &str, e: &serde_json::Error) -> Failure {
     })
 }
 
-impl ChatStream {
+impl<'o> ChatStream<'o> {
     pub(crate) fn new(provider: &str) -> Self {
         ChatStream {
             provider: provider.to_owned(),
             ..ChatStream::default()
         }
+    }
+
+    /// Reports each delta to `deltas` as it is read.
+    pub(crate) fn reporting(mut self, deltas: Deltas<'o>) -> Self {
+        self.deltas = deltas;
+        self
     }
 
     /// The aggregated output.
