@@ -9,6 +9,7 @@ use actuator_model::{GenerateConfig, ModelOutput};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
+use crate::review_event::ReviewEvent;
 use crate::tool_event::{PendingToolEvent, ToolEvent};
 
 /// What an approver decided.
@@ -195,6 +196,8 @@ pub enum Event {
     Compaction(CompactionEvent),
     /// A limit was hit.
     Limit(LimitEvent),
+    /// A reviewer's decision about a tool's result (after the call's [`Event::Tool`]).
+    Review(Box<ReviewEvent>),
 }
 
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.

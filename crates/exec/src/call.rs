@@ -5,7 +5,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use actuator_events::{ApprovalEvent, LimitExceeded};
+use actuator_events::{ApprovalEvent, LimitExceeded, ReviewEvent};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
 use actuator_tool_core::{DEFAULT_MAX_TOOL_OUTPUT, FatalToolError, ToolDef};
 
@@ -17,6 +17,8 @@ pub(crate) enum Stop {
     Limit(Box<LimitExceeded>),
     Terminated,
     BadModify { modified: String },
+    /// A reviewer ended the run after the call ran (boxed: the result it saw is recorded).
+    ReviewTerminated(Box<crate::reviewing::ReviewStop>),
 }
 
 /// What the calls of one `execute_tools` run share: the conversation, the tools, the options.
@@ -37,6 +39,8 @@ pub(crate) struct Attempt {
     /// future.
     pub(crate) approval: Option<Box<ApprovalEvent>>,
     pub(crate) approval_wait: Duration,
+    /// The reviewers' decisions, emitted after the call's event (empty: no allocation).
+    pub(crate) reviews: Box<[ReviewEvent]>,
 }
 
 impl Runner<'_> {

@@ -1,5 +1,5 @@
-//! The per-call pipeline (§6.3): parse error, nesting, lookup, validation, approval,
-//! deserialization, invocation under the tool's timeout with panics caught.
+//! The per-call pipeline (§6.3): parse error, nesting, lookup, validation, canonical arguments,
+//! approval, deserialization, invocation under the tool's timeout with panics caught, review.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -9,8 +9,8 @@ use actuator_events::{ApprovalEvent, LimitExceeded};
 use actuator_model::{ToolCall, ToolCallError};
 use actuator_tool_core::__private::panic_message;
 use actuator_tool_core::{
-    Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolKind,
-    ToolOutput, check_nesting_depth,
+    Extensions, FatalToolError, ToolArgs, ToolCallView, ToolContext, ToolDef, ToolError,
+    ToolFailure, ToolKind, ToolOutput, check_nesting_depth,
 };
 use futures_util::FutureExt;
 use serde_json::{Map, Value};
@@ -86,6 +86,15 @@ impl Runner<'_> {
         attempt: &mut Attempt,
     ) -> Result<Landed, Failed> {
         let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
+        // 4b. Canonical arguments: what approval and review match on, and what the tool takes.
+        let canonical = match def.canonical_arguments() {
+            None => None,
+            Some(c) => Some(self.canonicalise(call, def, c, object(arguments))?),
+        };
+        let (call, arguments) = match &canonical {
+            None => (call, arguments),
+            Some(c) => (&c.call, &c.arguments),
+        };
         // 5. Approval. Its state lives in its own (boxed) future: most runs have no
         // approvers, and every call's future would otherwise carry it.
         let modified_call = if self.options.approval.is_empty() {
@@ -93,19 +102,30 @@ impl Runner<'_> {
         } else {
             Box::pin(self.approve(call, def, object(arguments), attempt)).await?
         };
-        let call_ref = modified_call.as_deref().unwrap_or(call);
-        let arguments = match &modified_call {
-            None => Arc::clone(arguments),
-            Some(m) => {
+        let (modified_call, arguments) = match (modified_call, def.canonical_arguments()) {
+            (None, _) => (None, Arc::clone(arguments)),
+            (Some(m), None) => {
                 let modified = m
                     .arguments
                     .to_shared_value()
                     .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
                 // A modified call is validated again.
                 def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
-                modified
+                (Some(m), modified)
+            }
+            // A modified call is canonicalised (and so validated) again, as in the reference.
+            (Some(m), Some(c)) => {
+                let modified = m
+                    .arguments
+                    .to_shared_value()
+                    .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
+                let again = self.canonicalise(&m, def, c, object(&modified))?;
+                (Some(Box::new(again.call)), again.arguments)
             }
         };
+        let call_ref = modified_call.as_deref().unwrap_or(call);
+        // Kept for the review only when there is one (the tool takes the arguments over).
+        let reviewed = (!self.options.review.is_empty()).then(|| Arc::clone(&arguments));
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
         let invoke = async {
@@ -139,26 +159,29 @@ impl Runner<'_> {
         let guarded = AssertUnwindSafe(invoke).catch_unwind();
         let result = match def.timeout() {
             // Boxed: the timer would otherwise enlarge the future of every call, timed or not.
-            Some(t) => match Box::pin(tokio::time::timeout(t, guarded)).await {
-                Ok(r) => r,
-                Err(_) => return Err(Failed::tool(ToolError::timeout(), limit)),
-            },
-            None => guarded.await,
+            Some(t) => Box::pin(tokio::time::timeout(t, guarded)).await.ok(),
+            None => Some(guarded.await),
         };
-        match result {
-            Ok(Ok(landed)) => Ok(landed),
-            Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::tool(e, limit)),
+        let outcome = match result {
+            Some(Ok(Ok(landed))) => Ok(landed),
+            None => Err(Failed::tool(ToolError::timeout(), limit)),
+            Some(Ok(Err(ToolFailure::Recoverable(e)))) => Err(Failed::tool(e, limit)),
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
-            Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
+            Some(Ok(Err(ToolFailure::Fatal(f)))) => match f.downcast_ref::<LimitExceeded>() {
                 Some(limit) => Err(Failed::stop(Stop::Limit(Box::new(limit.clone())))),
                 None => Err(Failed::stop(Stop::Fatal(f))),
             },
-            Err(payload) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
+            Some(Err(payload)) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
                 "tool '{}' panicked: {}",
                 call.function,
                 panic_message(payload.as_ref())
             ))))),
+        };
+        // 9. Review of the result, before the model reads it (boxed, as approval is).
+        if let Some(reviewed) = reviewed {
+            Box::pin(self.review(call_ref, &reviewed, def, &outcome, attempt)).await?;
         }
+        outcome
     }
 
     /// Asks the approvers about a valid call (step 5): `Ok(Some(_))` is the modified call to
@@ -171,32 +194,12 @@ impl Runner<'_> {
         attempt: &mut Attempt,
     ) -> Result<Option<Box<ToolCall>>, Failed> {
         let fail = |e: ToolError| Failed::tool(e, self.limit_for(Some(def)));
-        let view = match def.viewer() {
-            None => default_view(call),
-            Some(viewer) => {
-                match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    viewer.view(&call.function, arguments)
-                })) {
-                    Ok(mut v) => {
-                        // Templates name arguments as `{{param}}` (the reference's
-                        // substitute_tool_call_content).
-                        v.call = v.call.map(|c| c.substitute(arguments));
-                        v.context = v.context.map(|c| c.substitute(arguments));
-                        if v.call.is_none() {
-                            v.call = default_view(call).call;
-                        }
-                        v
-                    }
-                    Err(payload) => {
-                        return Err(fail(ToolError::approval(Some(&format!(
-                            "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
-                            call.function,
-                            panic_message(payload.as_ref())
-                        )))));
-                    }
-                }
-            }
-        };
+        let view = tool_view(call, def, arguments).map_err(|panicked| {
+            fail(ToolError::approval(Some(&format!(
+                "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {panicked}",
+                call.function
+            ))))
+        })?;
         let text = self.assistant.content.text();
         let history_end = self.messages.len().saturating_sub(1);
         let request = ApprovalRequest {
@@ -220,6 +223,10 @@ impl Runner<'_> {
         let mut recorded = ApprovalEvent::new(approval.decision);
         recorded.approver = decided.approver;
         recorded.explanation.clone_from(&approval.explanation);
+        // What the approver was shown, when the tool's canonical form changed the call's.
+        if def.canonical_arguments().is_some() {
+            recorded.arguments = call.arguments.to_map().ok();
+        }
         recorded.modified_arguments = approval
             .modified
             .as_ref()
@@ -241,6 +248,31 @@ impl Runner<'_> {
             }
             ApprovalDecision::Terminate => Err(Failed::stop(Stop::Terminated)),
         }
+    }
+}
+
+/// How a call is shown: its tool's viewer (templates filled from `arguments`), or the default
+/// view; `Err` with the panic's message when the viewer panics.
+pub(crate) fn tool_view(
+    call: &ToolCall,
+    def: &ToolDef,
+    arguments: &Map<String, Value>,
+) -> Result<ToolCallView, String> {
+    let Some(viewer) = def.viewer() else {
+        return Ok(default_view(call));
+    };
+    match std::panic::catch_unwind(AssertUnwindSafe(|| viewer.view(&call.function, arguments))) {
+        Ok(mut v) => {
+            // Templates name arguments as `{{param}}` (the reference's
+            // substitute_tool_call_content).
+            v.call = v.call.map(|c| c.substitute(arguments));
+            v.context = v.context.map(|c| c.substitute(arguments));
+            if v.call.is_none() {
+                v.call = default_view(call).call;
+            }
+            Ok(v)
+        }
+        Err(payload) => Err(panic_message(payload.as_ref())),
     }
 }
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actuator_events::{
-    ApprovalEvent, Event, EventSink, InfoEvent, PendingToolEvent, RunsAgent, ToolCallAgent,
-    ToolEvent, unix_now, unix_seconds_at,
+    ApprovalEvent, Event, EventSink, InfoEvent, PendingToolEvent, ReviewEvent, RunsAgent,
+    ToolCallAgent, ToolEvent, unix_now, unix_seconds_at,
 };
 use actuator_model::{ChatMessage, MessageContent, ModelOutput, ToolCall, ToolCallError};
 use actuator_tool_core::{ToolErrorKind, ToolOutput, truncate_tool_output};
@@ -38,6 +38,15 @@ impl Runner<'_> {
     fn emit(&self, event: Box<ToolEvent>) {
         if let Some(sink) = self.sink() {
             sink.emit(Event::Tool(event));
+        }
+    }
+
+    /// A call's review decisions, after its event (as the reference's log has them).
+    fn emit_reviews(&self, reviews: Box<[ReviewEvent]>) {
+        if let Some(sink) = self.sink() {
+            for review in reviews {
+                sink.emit(Event::Review(Box::new(review)));
+            }
         }
     }
 
@@ -84,6 +93,11 @@ impl Runner<'_> {
             Stop::BadModify { modified } => ExecError::InvalidModification {
                 original: function,
                 modified,
+                messages,
+            },
+            Stop::ReviewTerminated(_) => ExecError::ReviewTerminated {
+                function,
+                call_id,
                 messages,
             },
         }
@@ -207,6 +221,7 @@ impl Runner<'_> {
         let mut attempt = Attempt {
             approval: None,
             approval_wait: Duration::ZERO,
+            reviews: Box::default(),
         };
         // The pipeline is built where it is awaited, not first in a variable of its own:
         // a move of its state saved. Under a canceller (rare) it is boxed, so that the
@@ -239,6 +254,7 @@ impl Runner<'_> {
             }),
             waiting: attempt.approval_wait,
             approval: attempt.approval,
+            reviews: attempt.reviews,
             agent: extensions.get::<ToolCallAgent>(),
             names,
         };
@@ -275,6 +291,7 @@ impl Runner<'_> {
             None,
         );
         let names = finished.names;
+        let reviews = finished.reviews;
         let mut event = finished.times.map(|times| {
             let mut e = self.tool_event(names, times.arguments, times.started_at);
             e.pending = None;
@@ -323,19 +340,25 @@ impl Runner<'_> {
             }
             Err(Failed::Cancelled(error)) => (MessageContent::default(), Some(*error), None),
             Err(Failed::Stop(stop)) => {
-                let stop = *stop;
+                let mut stop = *stop;
                 let fatal = match &stop {
                     Stop::Fatal(cause) => cause.to_string(),
                     Stop::Limit(limit) => limit.to_string(),
                     Stop::Terminated => "Tool call approver requested termination.".to_owned(),
                     Stop::BadModify { modified } => format!("modified call names '{modified}'"),
+                    Stop::ReviewTerminated(_) => crate::reviewing::REVIEW_TERMINATED.to_owned(),
                 };
                 tracing::warn!(fatal = fatal.as_str(), "tool call stopped the run");
                 if let Some(mut e) = event {
                     e.fatal = Some(fatal);
                     e.failed = Some(true);
+                    // The reviewed result stays on the event (moved: the stop keeps none).
+                    if let Stop::ReviewTerminated(reviewed) = &mut stop {
+                        reviewed.record(&mut e);
+                    }
                     self.emit(e);
                 }
+                self.emit_reviews(reviews);
                 return Err(stop);
             }
         };
@@ -346,6 +369,7 @@ impl Runner<'_> {
             e.message_id = Some(done.message.id().into());
             self.emit(e);
         }
+        self.emit_reviews(reviews);
         if let ChatMessage::Tool(m) = &mut done.message {
             m.content = content;
             m.error = error.map(Box::new);
@@ -379,6 +403,7 @@ struct Finished<'a> {
     times: Option<Times>,
     waiting: Duration,
     approval: Option<Box<ApprovalEvent>>,
+    reviews: Box<[ReviewEvent]>,
     agent: Option<&'a ToolCallAgent>,
     names: CallNames,
 }

@@ -86,7 +86,7 @@ mod requirement;
 pub use requirement::{ResourceRequirement, ToolRequirement};
 
 mod def;
-pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
+pub use def::{BoxFuture, CanonicalArguments, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
 
 pub mod source;
 pub use source::{ToolSet, ToolSetError, ToolSource, ToolSourceError, check_tool_names};

@@ -2,7 +2,7 @@
 //! event tags and field names as `inspect_ai.event` has them.
 
 use crate::log::pool::MessagePool;
-use actuator_events::{Event, EventSink, ToolEvent, unix_now};
+use actuator_events::{Event, EventSink, ReviewEvent, ToolEvent, unix_now};
 use actuator_model::new_id;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -102,9 +102,14 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
     if let Some(approval) = &t.approval {
         let mut a = base("approval", t.started_at, sample_start);
         a.insert("message".into(), "".into());
+        // The call the approver was shown: canonical, when the tool declares its canonical form.
+        let shown = match &approval.arguments {
+            Some(canonical) => json!(canonical),
+            None => Value::clone(&t.arguments),
+        };
         a.insert(
             "call".into(),
-            json!({"id": t.id, "function": t.function, "arguments": t.arguments, "type": "function"}),
+            json!({"id": t.id, "function": t.function, "arguments": shown, "type": "function"}),
         );
         a.insert(
             "approver".into(),
@@ -244,6 +249,7 @@ pub(crate) fn event_json(
             vec![Value::Object(e)]
         }
         Event::Limit(l) => vec![limit_event(at, &l.kind, &l.message, l.limit, sample_start)],
+        Event::Review(r) => vec![review_event(r, sample_start)],
         // Event kinds added later are kept as notes rather than dropped.
         other => {
             let mut e = base("info", at, sample_start);
@@ -252,6 +258,29 @@ pub(crate) fn event_json(
             vec![Value::Object(e)]
         }
     }
+}
+
+/// The reference's `review` event (`inspect_ai.event.ReviewEvent`): the reviewed call as
+/// the reference's `ToolCall`, the reviewer, its decision, explanation and metadata.
+fn review_event(r: &ReviewEvent, sample_start: f64) -> Value {
+    let mut e = base("review", r.at, sample_start);
+    if let Some(span) = &r.span_id {
+        e.insert("span_id".into(), (**span).into());
+    }
+    if let Some(m) = &r.metadata {
+        e.insert("metadata".into(), Value::Object(m.clone()));
+    }
+    e.insert("message".into(), r.message.clone().into());
+    e.insert(
+        "call".into(),
+        json!({"id": r.id, "function": r.function, "arguments": r.arguments, "type": "function"}),
+    );
+    e.insert("reviewer".into(), r.reviewer.clone().into());
+    e.insert("decision".into(), r.decision.as_str().into());
+    if let Some(x) = &r.explanation {
+        e.insert("explanation".into(), x.clone().into());
+    }
+    Value::Object(e)
 }
 
 /// The reference's `sample_limit` event.
