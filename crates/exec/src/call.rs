@@ -16,7 +16,9 @@ pub(crate) enum Stop {
     Fatal(FatalToolError),
     Limit(Box<LimitExceeded>),
     Terminated,
-    BadModify { modified: String },
+    BadModify {
+        modified: String,
+    },
     /// A reviewer ended the run after the call ran (boxed: the result it saw is recorded).
     ReviewTerminated(Box<crate::reviewing::ReviewStop>),
 }

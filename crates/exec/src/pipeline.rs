@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
 use crate::call::{Attempt, CallNames, Runner, Stop};
 use crate::conversation::ConversationHandler;
+use crate::error::ExecError;
 
 /// A call after the checks that need no waiting (steps 1–4).
 pub(crate) struct Checked<'a> {
@@ -169,7 +170,15 @@ impl Runner<'_> {
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
             Some(Ok(Err(ToolFailure::Fatal(f)))) => match f.downcast_ref::<LimitExceeded>() {
                 Some(limit) => Err(Failed::stop(Stop::Limit(Box::new(limit.clone())))),
-                None => Err(Failed::stop(Stop::Fatal(f))),
+                // An agent this tool ran was terminated by an approver or a reviewer: the
+                // termination ends this run too, as the reference's TerminateSampleError does.
+                None => match f.downcast_ref::<ExecError>() {
+                    Some(ExecError::Terminated { .. }) => Err(Failed::stop(Stop::Terminated)),
+                    Some(ExecError::ReviewTerminated { .. }) => {
+                        Err(Failed::stop(Stop::ReviewTerminated(Box::default())))
+                    }
+                    _ => Err(Failed::stop(Stop::Fatal(f))),
+                },
             },
             Some(Err(payload)) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
                 "tool '{}' panicked: {}",

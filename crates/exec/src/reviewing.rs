@@ -31,7 +31,9 @@ pub(crate) struct Canonical {
 }
 
 /// The result a reviewer terminated the run on: recorded on the call's event, as the
-/// reference keeps an executed call's result when its review stops the sample.
+/// reference keeps an executed call's result when its review stops the sample (empty when the
+/// review was of a call inside an agent this call ran; that call's event has it).
+#[derive(Default)]
 pub(crate) struct ReviewStop {
     content: MessageContent,
     error: Option<ToolCallError>,
@@ -108,7 +110,12 @@ impl Runner<'_> {
                     Some(_) => truncated_output(&call.function, &raw, *limit),
                     None => (MessageContent::default(), None),
                 };
-                (content, Some(ToolCallError::from(&**err)), truncated, Some(raw))
+                (
+                    content,
+                    Some(ToolCallError::from(&**err)),
+                    truncated,
+                    Some(raw),
+                )
             }
             Err(_) => return Ok(()),
         };

@@ -97,7 +97,10 @@ async fn the_approver_sees_the_canonical_path_and_the_tool_receives_exactly_it()
     )
     .await
     .unwrap();
-    assert_eq!(*approver.seen.lock().unwrap(), vec![json!({"s": "/work/a.txt"})]);
+    assert_eq!(
+        *approver.seen.lock().unwrap(),
+        vec![json!({"s": "/work/a.txt"})]
+    );
     assert_eq!(*received.lock().unwrap(), vec!["/work/a.txt".to_owned()]);
     assert_eq!(result(&out.messages[0]).0, "contents of /work/a.txt");
     // The approval's record keeps what the approver was shown; the call's event keeps the
@@ -181,7 +184,10 @@ async fn the_reviewer_sees_the_call_as_it_ran() {
     )
     .await
     .unwrap();
-    assert_eq!(*reviewer.0.lock().unwrap(), vec![json!({"s": "/etc/hosts"})]);
+    assert_eq!(
+        *reviewer.0.lock().unwrap(),
+        vec![json!({"s": "/etc/hosts"})]
+    );
     let recorded = log
         .events()
         .into_iter()
@@ -197,8 +203,8 @@ async fn the_reviewer_sees_the_call_as_it_ran() {
 async fn a_canonicalisers_error_is_the_models_and_nothing_runs() {
     let received = Arc::new(Mutex::new(Vec::new()));
     let approver = shown(Approval::approve());
-    let opts = ExecuteOptions::default()
-        .approval(ApprovalPolicy::new(approver.clone(), ["*"]).unwrap());
+    let opts =
+        ExecuteOptions::default().approval(ApprovalPolicy::new(approver.clone(), ["*"]).unwrap());
     let tools = [read_file(received.clone())];
     let out = execute_tools(
         &conversation(&[("read_file", json!({"s": "/../../x"}))]),
@@ -241,11 +247,8 @@ async fn canonical_arguments_the_schema_refuses_fail_validation() {
 
 #[tokio::test]
 async fn a_canonicalisers_panic_is_contained_and_stops_the_run() {
-    let tools = [
-        common::constant("t", false, "ran").with_canonical_arguments(|_a: &Map<String, Value>| {
-            panic!("resolver broke")
-        }),
-    ];
+    let tools = [common::constant("t", false, "ran")
+        .with_canonical_arguments(|_a: &Map<String, Value>| panic!("resolver broke"))];
     let err = execute_tools(
         &conversation(&[("t", json!({}))]),
         &tools,

@@ -105,9 +105,13 @@ async fn continue_passes_the_result_to_the_model_and_is_recorded_after_the_calls
     let rec = Recorder::new("monitor", Review::proceed().with_explanation("fine"));
     let (opts, log) = options(vec![policy(rec.clone(), &["bash"])]);
     let tools = [constant("bash", false, "file.txt")];
-    let out = execute_tools(&conversation(&[("bash", json!({"s": "ls"}))]), &tools, &opts)
-        .await
-        .unwrap();
+    let out = execute_tools(
+        &conversation(&[("bash", json!({"s": "ls"}))]),
+        &tools,
+        &opts,
+    )
+    .await
+    .unwrap();
     assert_eq!(result(&out.messages[0]).0, "file.txt");
     assert_eq!(
         reviews(&log),
@@ -144,9 +148,15 @@ async fn continue_passes_the_result_to_the_model_and_is_recorded_after_the_calls
 
 #[tokio::test]
 async fn terminate_ends_the_run_with_the_reason_and_keeps_the_result_on_the_event() {
-    let rec = Recorder::new("monitor", Review::terminate().with_explanation("exfiltration"));
+    let rec = Recorder::new(
+        "monitor",
+        Review::terminate().with_explanation("exfiltration"),
+    );
     let (opts, log) = options(vec![policy(rec.clone(), &["bash"])]);
-    let tools = [constant("read", false, "ok"), constant("bash", false, "secret")];
+    let tools = [
+        constant("read", false, "ok"),
+        constant("bash", false, "secret"),
+    ];
     let err = execute_tools(
         &conversation(&[("read", json!({})), ("bash", json!({}))]),
         &tools,
@@ -329,9 +339,8 @@ async fn calls_that_did_not_run_are_not_reviewed() {
     let opts = opts.approval(
         ApprovalPolicy::new(auto_approver(ApprovalDecision::Reject), ["rejected"]).unwrap(),
     );
-    let opts = opts.approval(
-        ApprovalPolicy::new(auto_approver(ApprovalDecision::Approve), ["echo"]).unwrap(),
-    );
+    let opts = opts
+        .approval(ApprovalPolicy::new(auto_approver(ApprovalDecision::Approve), ["echo"]).unwrap());
     let tools = [constant("rejected", false, ""), constant("echo", false, "")];
     let out = execute_tools(
         &conversation(&[
@@ -368,7 +377,9 @@ async fn a_reviewers_panic_is_contained_and_stops_the_run() {
         panic!("{err:?}")
     };
     assert!(
-        cause.to_string().contains("a reviewer panicked: the monitor broke"),
+        cause
+            .to_string()
+            .contains("a reviewer panicked: the monitor broke"),
         "{cause}"
     );
     assert!(reviews(&log).is_empty());
@@ -392,7 +403,11 @@ async fn time_spent_reviewing_is_waiting_not_working() {
     let out = execute_tools(&conversation(&[("bash", json!({}))]), &tools, &opts)
         .await
         .unwrap();
-    assert!(out.waiting >= Duration::from_millis(300), "{:?}", out.waiting);
+    assert!(
+        out.waiting >= Duration::from_millis(300),
+        "{:?}",
+        out.waiting
+    );
     let working = log
         .events()
         .iter()
@@ -422,7 +437,9 @@ fn review_policy_files_name_registered_reviewers() {
         .unwrap();
     assert_eq!(policies[0].reviewer_name(), "monitor");
     let err = registry
-        .policies_from_json(r#"{"reviewers": [{"name": "monitor", "tools": "*", "decision": "maybe"}]}"#)
+        .policies_from_json(
+            r#"{"reviewers": [{"name": "monitor", "tools": "*", "decision": "maybe"}]}"#,
+        )
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -431,17 +448,26 @@ fn review_policy_files_name_registered_reviewers() {
     let err = registry
         .policies_from_json(r#"{"approvers": []}"#)
         .unwrap_err();
-    assert!(err.to_string().starts_with("Invalid review policy"), "{err}");
+    assert!(
+        err.to_string().starts_with("Invalid review policy"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn a_policy_files_reviewer_decides_under_its_entry_name() {
     let mut registry = ReviewerRegistry::new();
-    registry.register("monitor", |_| Ok(Recorder::new("type_name", Review::terminate())));
+    registry.register("monitor", |_| {
+        Ok(Recorder::new("type_name", Review::terminate()))
+    });
     let dir = std::env::temp_dir().join(format!("review-policy-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("review.json");
-    std::fs::write(&file, r#"{"reviewers": [{"name": "monitor", "tools": ["bash"]}]}"#).unwrap();
+    std::fs::write(
+        &file,
+        r#"{"reviewers": [{"name": "monitor", "tools": ["bash"]}]}"#,
+    )
+    .unwrap();
     let policies = registry.read_policies(&file).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let (opts, log) = options(policies);
@@ -478,5 +504,8 @@ fn a_yaml_review_policy_without_the_feature_says_so() {
         .read_policies("/nonexistent/review.yaml")
         .unwrap_err();
     // Unreadable first: the file does not exist.
-    assert!(err.to_string().starts_with("Review policy file not found"), "{err}");
+    assert!(
+        err.to_string().starts_with("Review policy file not found"),
+        "{err}"
+    );
 }

@@ -793,3 +793,66 @@ fn a_display_name_without_usable_characters_falls_back_to_the_agents_own_name() 
         "transfer_to_agent"
     );
 }
+
+/// A reviewer that ends the run at the first result it reads.
+struct Stopper;
+
+impl actuator_exec::Reviewer for Stopper {
+    fn review<'a>(
+        &'a self,
+        _r: actuator_exec::ReviewRequest<'a>,
+    ) -> actuator_model::BoxFuture<'a, actuator_exec::Review> {
+        Box::pin(async { actuator_exec::Review::terminate() })
+    }
+}
+
+fn reviewed_looper() -> Arc<dyn actuator_agent::Agent> {
+    let noop = actuator_tool_core::ToolDef::builder("noop")
+        .description("Does nothing.")
+        .handler(
+            |_a: actuator_tool_core::ToolArgs, _c: actuator_tool_core::ToolContext| async {
+                Ok::<_, actuator_tool_core::ToolFailure>("ok")
+            },
+        )
+        .build()
+        .unwrap();
+    Arc::new(
+        react()
+            .name("looper")
+            .description("Loops.")
+            .model(Arc::new(ScriptedModel::new([call("noop", json!({}))])))
+            .no_prompt()
+            .tools([noop])
+            .review([actuator_exec::ReviewPolicy::new(Arc::new(Stopper), ["noop"]).unwrap()])
+            .build()
+            .unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn a_reviewers_termination_inside_a_sub_agent_ends_the_whole_run() {
+    for (tool, args) in [
+        (
+            as_tool(reviewed_looper()).build().unwrap(),
+            json!({"input": "go"}),
+        ),
+        (handoff(reviewed_looper()).build().unwrap(), json!({})),
+    ] {
+        let name = tool.name().to_owned();
+        let supervisor = react()
+            .prompt(sys_only())
+            .tools([tool])
+            .model(Arc::new(ScriptedModel::new([
+                call(&name, args),
+                submit("never"),
+            ])))
+            .build()
+            .unwrap();
+        let err = run(&supervisor, "Q?", &[]).await.unwrap_err();
+        assert_eq!(
+            err.termination(),
+            Some("Tool result reviewer requested termination."),
+            "{name}: {err}"
+        );
+    }
+}

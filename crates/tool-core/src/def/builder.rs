@@ -7,7 +7,9 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::overrides::set_param_description;
-use super::{CanonicalArguments, Handler, ToolDef, ToolHandler, ToolOptions, ToolSpec, check_descriptions};
+use super::{
+    CanonicalArguments, Handler, ToolDef, ToolHandler, ToolOptions, ToolSpec, check_descriptions,
+};
 use crate::context::Extensions;
 use crate::error::{ToolDefError, ToolError};
 use crate::info::{ToolInfo, ToolParams, validate_tool_name};

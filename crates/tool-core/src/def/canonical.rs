@@ -53,10 +53,7 @@ impl std::fmt::Debug for CanonicalArguments {
 impl CanonicalArguments {
     /// Canonicalises with `f`.
     pub fn new(
-        f: impl Fn(&Map<String, Value>) -> Result<Map<String, Value>, ToolError>
-        + Send
-        + Sync
-        + 'static,
+        f: impl Fn(&Map<String, Value>) -> Result<Map<String, Value>, ToolError> + Send + Sync + 'static,
     ) -> Self {
         CanonicalArguments(Arc::new(f))
     }
