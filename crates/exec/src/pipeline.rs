@@ -297,7 +297,7 @@ fn context(names: &CallNames, modified: Option<&ToolCall>, extensions: &Extensio
 }
 
 /// The map of a call's arguments (always an object; an empty map otherwise).
-fn object(value: &Value) -> &Map<String, Value> {
+pub(crate) fn object(value: &Value) -> &Map<String, Value> {
     static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
     value.as_object().unwrap_or(&EMPTY)
 }

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::approval::default_view;
 use crate::call::{Attempt, Runner, Stop};
-use crate::pipeline::{Failed, Landed, tool_view};
+use crate::pipeline::{Failed, Landed, object, tool_view};
 use crate::review::{ReviewDecision, ReviewRequest, apply_review_policies};
 
 /// Why a run ends when a reviewer terminates it (the reference's `TerminateSampleError`
@@ -69,11 +69,11 @@ impl Runner<'_> {
                 ))))
             })?
             .map_err(fail)?;
+        let mut canonical_call = call.clone();
+        canonical_call.arguments = ToolArguments::from(&map);
         let value = Value::Object(map);
         actuator_tool_core::check_nesting_depth(&value).map_err(fail)?;
         def.validate(&value).map_err(fail)?;
-        let mut canonical_call = call.clone();
-        canonical_call.arguments = ToolArguments::from(value.as_object().unwrap_or(&Map::new()));
         Ok(Box::new(Canonical {
             call: canonical_call,
             arguments: Arc::new(value),
@@ -124,10 +124,9 @@ impl Runner<'_> {
             (None, Ok(Landed::Output { output, .. })) => output,
             (None, _) => return Ok(()),
         };
-        let args = arguments.as_object().cloned().unwrap_or_default();
         // A viewer that panics here shows the default view: the call has run, and what the
         // reviewer must see is its result.
-        let view = tool_view(call, def, &args).unwrap_or_else(|_| default_view(call));
+        let view = tool_view(call, def, object(arguments)).unwrap_or_else(|_| default_view(call));
         let text = self.assistant.content.text();
         let request = ReviewRequest {
             message: &text,

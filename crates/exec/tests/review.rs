@@ -509,3 +509,20 @@ fn a_yaml_review_policy_without_the_feature_says_so() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_stage_spread_over_workers_shows_reviewers_the_conversation() {
+    let rec = Recorder::new("monitor", Review::proceed());
+    let (opts, log) = options(vec![policy(rec.clone(), &["t"])]);
+    let calls: Vec<(&str, Value)> = (0..100).map(|i| ("t", json!({"n": i}))).collect();
+    let tools = [constant("t", true, "ok")];
+    let out = execute_tools(&conversation(&calls), &tools, &opts)
+        .await
+        .unwrap();
+    assert_eq!(out.messages.len(), 100);
+    let seen = rec.seen();
+    assert_eq!(seen.len(), 100);
+    assert!(seen.iter().all(|s| s.history == 2 && s.message == "Let me use some tools."));
+    assert_eq!(reviews(&log).len(), 100);
+}
+

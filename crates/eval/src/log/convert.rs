@@ -306,6 +306,59 @@ mod tests {
     use actuator_tool_core::ToolChoice;
 
     #[test]
+    fn a_review_is_the_references_review_event() {
+        use actuator_events::{ReviewDecision, ReviewEvent};
+        let mut r = ReviewEvent::new(
+            "call_1",
+            "bash",
+            serde_json::json!({"cmd": "ls"}),
+            "monitor",
+            ReviewDecision::Terminate,
+        );
+        r.message = "Listing.".into();
+        r.explanation = Some("too much".into());
+        r.at = 11.0;
+        let [json] = event_json(
+            11.0,
+            &Event::Review(Box::new(r)),
+            10.0,
+            &mut MessagePool::default(),
+        )
+        .try_into()
+        .unwrap_or_else(|_| panic!());
+        assert_eq!(json["event"], "review");
+        assert_eq!(json["working_start"], 1.0);
+        assert_eq!(json["message"], "Listing.");
+        assert_eq!(
+            json["call"],
+            serde_json::json!({"id": "call_1", "function": "bash", "arguments": {"cmd": "ls"}, "type": "function"})
+        );
+        assert_eq!(json["reviewer"], "monitor");
+        assert_eq!(json["decision"], "terminate");
+        assert_eq!(json["explanation"], "too much");
+    }
+
+    #[test]
+    fn an_approval_shows_the_canonical_call_its_approver_saw() {
+        use actuator_events::{ApprovalDecision, ApprovalEvent, ToolEvent};
+        let mut t =
+            ToolEvent::pending("call_1", "read", serde_json::json!({"path": "a/../b"}), 1.0);
+        let mut approval = ApprovalEvent::new(ApprovalDecision::Approve);
+        approval.arguments = serde_json::json!({"path": "/work/b"}).as_object().cloned();
+        t.approval = Some(Box::new(approval));
+        let events = event_json(
+            1.0,
+            &Event::Tool(Box::new(t)),
+            0.0,
+            &mut MessagePool::default(),
+        );
+        assert_eq!(events[0]["event"], "approval");
+        assert_eq!(events[0]["call"]["arguments"]["path"], "/work/b");
+        assert_eq!(events[1]["event"], "tool");
+        assert_eq!(events[1]["arguments"]["path"], "a/../b");
+    }
+
+    #[test]
     fn the_stamped_log_keeps_a_calls_completed_event_and_drops_its_pending_ones() {
         use actuator_events::{PendingToolEvent, ToolEvent};
         let log = StampedLog::new();
