@@ -522,7 +522,9 @@ async fn a_large_stage_spread_over_workers_shows_reviewers_the_conversation() {
     assert_eq!(out.messages.len(), 100);
     let seen = rec.seen();
     assert_eq!(seen.len(), 100);
-    assert!(seen.iter().all(|s| s.history == 2 && s.message == "Let me use some tools."));
+    assert!(
+        seen.iter()
+            .all(|s| s.history == 2 && s.message == "Let me use some tools.")
+    );
     assert_eq!(reviews(&log).len(), 100);
 }
-
