@@ -103,25 +103,25 @@ impl Runner<'_> {
         } else {
             Box::pin(self.approve(call, def, object(arguments), attempt)).await?
         };
-        let (modified_call, arguments) = match (modified_call, def.canonical_arguments()) {
-            (None, _) => (None, Arc::clone(arguments)),
-            (Some(m), None) => {
+        let (modified_call, arguments) = match modified_call {
+            None => (None, Arc::clone(arguments)),
+            Some(m) => {
                 let modified = m
                     .arguments
                     .to_shared_value()
                     .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
-                // A modified call is validated again.
-                def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
-                (Some(m), modified)
-            }
-            // A modified call is canonicalised (and so validated) again, as in the reference.
-            (Some(m), Some(c)) => {
-                let modified = m
-                    .arguments
-                    .to_shared_value()
-                    .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
-                let again = self.canonicalise(&m, def, c, object(&modified))?;
-                (Some(Box::new(again.call)), again.arguments)
+                match def.canonical_arguments() {
+                    // A modified call is validated again.
+                    None => {
+                        def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
+                        (Some(m), modified)
+                    }
+                    // Or canonicalised (and so validated) again, as in the reference.
+                    Some(c) => {
+                        let again = self.canonicalise(&m, def, c, object(&modified))?;
+                        (Some(Box::new(again.call)), again.arguments)
+                    }
+                }
             }
         };
         let call_ref = modified_call.as_deref().unwrap_or(call);
