@@ -31,6 +31,10 @@ mod terminal;
 #[cfg(feature = "terminal")]
 pub use terminal::TerminalApprover;
 #[cfg(feature = "terminal")]
+mod terminal_review;
+#[cfg(feature = "terminal")]
+pub use terminal_review::TerminalReviewer;
+#[cfg(feature = "terminal")]
 mod terminal_elicitation;
 #[cfg(feature = "terminal")]
 pub use terminal_elicitation::TerminalElicitation;

@@ -76,8 +76,9 @@ pub enum ReviewConfigError {
 type ReviewerFactory =
     Arc<dyn Fn(&Map<String, Value>) -> Result<Arc<dyn Reviewer>, String> + Send + Sync>;
 
-/// Reviewers by name, for review policy files. None is built in (the reference's one, `human`,
-/// asks an operator on its approval surfaces); register yours with [`register`](Self::register).
+/// Reviewers by name, for review policy files: `human` (the reference's one: asks on the
+/// terminal, parameter `choices`, default `["continue", "terminate"]`; with the `terminal`
+/// feature) is built in; register yours with [`register`](Self::register).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -100,9 +101,34 @@ type ReviewerFactory =
 /// let err = registry.policies_from_json(r#"{"reviewers": [{"name": "robot", "tools": "*"}]}"#).unwrap_err();
 /// assert!(err.to_string().starts_with("Unknown reviewer 'robot'"), "{err}");
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ReviewerRegistry {
     factories: BTreeMap<String, ReviewerFactory>,
+}
+
+impl Default for ReviewerRegistry {
+    fn default() -> Self {
+        #[allow(unused_mut)]
+        let mut registry = ReviewerRegistry {
+            factories: BTreeMap::new(),
+        };
+        #[cfg(feature = "terminal")]
+        registry.register("human", |params| {
+            let choices = match params.get("choices") {
+                None => Vec::new(),
+                Some(v) => serde_json::from_value::<Vec<crate::ReviewDecision>>(v.clone())
+                    .map_err(|_| {
+                        format!(
+                            "'choices' must be a list of continue, terminate, escalate, not {v}"
+                        )
+                    })?,
+            };
+            Ok(Arc::new(
+                crate::terminal_review::TerminalReviewer::new().choices(choices),
+            ))
+        });
+        registry
+    }
 }
 
 impl std::fmt::Debug for ReviewerRegistry {
@@ -112,7 +138,7 @@ impl std::fmt::Debug for ReviewerRegistry {
 }
 
 impl ReviewerRegistry {
-    /// An empty registry.
+    /// The built-in reviewers.
     pub fn new() -> Self {
         Self::default()
     }

@@ -528,3 +528,109 @@ async fn a_large_stage_spread_over_workers_shows_reviewers_the_conversation() {
     );
     assert_eq!(reviews(&log).len(), 100);
 }
+
+/// A writer the test reads back.
+#[cfg(feature = "terminal")]
+#[derive(Clone, Default)]
+struct Screen(Arc<Mutex<Vec<u8>>>);
+
+#[cfg(feature = "terminal")]
+impl std::io::Write for Screen {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(feature = "terminal")]
+async fn human_review(
+    answers: &'static str,
+    output: &'static str,
+) -> (Result<String, ExecError>, String, Arc<EventLog>) {
+    use actuator_exec::TerminalReviewer;
+    let screen = Screen::default();
+    let human = TerminalReviewer::with_io(std::io::Cursor::new(answers), screen.clone());
+    let (opts, log) = options(vec![policy(Arc::new(human), &["bash"])]);
+    let tools = [constant("bash", false, output)];
+    let out = execute_tools(
+        &conversation(&[("bash", json!({"s": "ls"}))]),
+        &tools,
+        &opts,
+    )
+    .await
+    .map(|o| result(&o.messages[0]).0);
+    let shown = String::from_utf8(screen.0.lock().unwrap().clone()).unwrap();
+    (out, shown, log)
+}
+
+#[cfg(feature = "terminal")]
+#[tokio::test]
+async fn the_human_reviewer_sees_the_call_with_its_result_and_decides() {
+    let (out, shown, log) = human_review("x\nc\n", "a.txt {{s}}").await;
+    assert_eq!(out.unwrap(), "a.txt {{s}}");
+    // The default view, then the result in a fence; the result is evidence, not a template.
+    assert!(shown.contains("bash(s='ls')"), "{shown}");
+    assert!(
+        shown.contains("**Result**\n\n```\na.txt { {s}}\n```"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Review this result: [c]ontinue / [t]erminate: "),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Please answer [c]ontinue, [t]erminate."),
+        "{shown}"
+    );
+    assert_eq!(
+        reviews(&log),
+        vec![(
+            "human".into(),
+            ReviewDecision::Continue,
+            Some("Human operator reviewed the tool result and let the sample continue.".into())
+        )]
+    );
+
+    let (out, _, log) = human_review("terminate\n", "secret").await;
+    assert!(matches!(out, Err(ExecError::ReviewTerminated { .. })));
+    assert_eq!(
+        reviews(&log)[0].2.as_deref(),
+        Some("Human operator reviewed the tool result and asked that the sample be terminated.")
+    );
+}
+
+#[cfg(feature = "terminal")]
+#[tokio::test]
+async fn a_human_review_without_an_answer_fails_closed() {
+    let (out, _, log) = human_review("", "x").await;
+    assert!(
+        matches!(out, Err(ExecError::ReviewTerminated { .. })),
+        "{out:?}"
+    );
+    assert_eq!(
+        reviews(&log)[0].2.as_deref(),
+        Some(
+            "Human review ended without one of the offered choices (the reviewer's terminal closed); the sample is terminated."
+        )
+    );
+}
+
+#[cfg(feature = "terminal")]
+#[test]
+fn review_policy_files_know_the_human_reviewer() {
+    let policies = ReviewerRegistry::new()
+        .policies_from_json(
+            r#"{"reviewers": [{"name": "human", "tools": "*", "choices": ["continue", "escalate"]}]}"#,
+        )
+        .unwrap();
+    assert_eq!(policies[0].reviewer_name(), "human");
+    let err = ReviewerRegistry::new()
+        .policies_from_json(
+            r#"{"reviewers": [{"name": "human", "tools": "*", "choices": ["maybe"]}]}"#,
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("'choices' must be"), "{err}");
+}
