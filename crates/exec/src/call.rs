@@ -41,8 +41,9 @@ pub(crate) struct Attempt {
     /// future.
     pub(crate) approval: Option<Box<ApprovalEvent>>,
     pub(crate) approval_wait: Duration,
-    /// The reviewers' decisions, emitted after the call's event (empty: no allocation).
-    pub(crate) reviews: Box<[ReviewEvent]>,
+    /// The reviewers' decisions, emitted after the call's event (boxed: most calls have
+    /// none, and an attempt lives in every call's future).
+    pub(crate) reviews: Option<Box<[ReviewEvent]>>,
 }
 
 impl Runner<'_> {

@@ -13,6 +13,7 @@ use actuator_tool_core::{
     ToolFailure, ToolKind, ToolOutput, check_nesting_depth,
 };
 use futures_util::FutureExt;
+use futures_util::future::Either;
 use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
@@ -77,7 +78,31 @@ impl Runner<'_> {
 
     /// The rest of the per-call pipeline (§6.3) for a call that passed [`Runner::check`]
     /// with tool `def`, up to the tool's result; `extensions` are the call's.
-    pub(crate) async fn pipeline(
+    ///
+    /// A tool without canonical arguments in a run without review takes the plain path, whose
+    /// future is what every call carries; canonical arguments and review (rare) are a boxed
+    /// future of their own around it.
+    pub(crate) fn pipeline<'s>(
+        &'s self,
+        call: &'s ToolCall,
+        names: &'s CallNames,
+        def: &'s ToolDef,
+        arguments: &'s Arc<Value>,
+        extensions: &'s Extensions,
+        attempt: &'s mut Attempt,
+    ) -> impl Future<Output = Result<Landed, Failed>> + Send + 's {
+        if self.options.review.is_empty() && def.canonical_arguments().is_none() {
+            Either::Left(self.invoke(call, names, def, arguments, extensions, attempt, ()))
+        } else {
+            Either::Right(Box::pin(
+                self.governed(call, names, def, arguments, extensions, attempt),
+            ))
+        }
+    }
+
+    /// The pipeline with canonical arguments (step 4b) before approval and review (step 9)
+    /// after invocation.
+    async fn governed(
         &self,
         call: &ToolCall,
         names: &CallNames,
@@ -86,7 +111,6 @@ impl Runner<'_> {
         extensions: &Extensions,
         attempt: &mut Attempt,
     ) -> Result<Landed, Failed> {
-        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 4b. Canonical arguments: what approval and review match on, and what the tool takes.
         let canonical = match def.canonical_arguments() {
             None => None,
@@ -96,6 +120,44 @@ impl Runner<'_> {
             None => (call, arguments),
             Some(c) => (&c.call, &c.arguments),
         };
+        let mut executed = Executed::default();
+        let outcome = self
+            .invoke(
+                call,
+                names,
+                def,
+                arguments,
+                extensions,
+                attempt,
+                &mut executed,
+            )
+            .await;
+        // 9. Review of the result of a call that ran, before the model reads it.
+        if let Some(ran) = executed
+            .arguments
+            .filter(|_| !self.options.review.is_empty())
+        {
+            let call = executed.call.as_deref().unwrap_or(call);
+            self.review(call, &ran, def, &outcome, attempt).await?;
+        }
+        outcome
+    }
+
+    /// Steps 5–8: approval, then deserialization and invocation under the timeout with panics
+    /// caught. `executed` is told the call and arguments the tool ran with (`()` when nobody
+    /// asks: it then takes no room in the call's future).
+    #[allow(clippy::too_many_arguments)]
+    async fn invoke<E: RecordExecuted>(
+        &self,
+        call: &ToolCall,
+        names: &CallNames,
+        def: &ToolDef,
+        arguments: &Arc<Value>,
+        extensions: &Extensions,
+        attempt: &mut Attempt,
+        executed: E,
+    ) -> Result<Landed, Failed> {
+        let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 5. Approval. Its state lives in its own (boxed) future: most runs have no
         // approvers, and every call's future would otherwise carry it.
         let modified_call = if self.options.approval.is_empty() {
@@ -125,8 +187,7 @@ impl Runner<'_> {
             }
         };
         let call_ref = modified_call.as_deref().unwrap_or(call);
-        // Kept for the review only when there is one (the tool takes the arguments over).
-        let reviewed = (!self.options.review.is_empty()).then(|| Arc::clone(&arguments));
+        executed.record(&modified_call, &arguments);
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
         let invoke = async {
@@ -163,7 +224,7 @@ impl Runner<'_> {
             Some(t) => Box::pin(tokio::time::timeout(t, guarded)).await.ok(),
             None => Some(guarded.await),
         };
-        let outcome = match result {
+        match result {
             Some(Ok(Ok(landed))) => Ok(landed),
             None => Err(Failed::tool(ToolError::timeout(), limit)),
             Some(Ok(Err(ToolFailure::Recoverable(e)))) => Err(Failed::tool(e, limit)),
@@ -185,12 +246,7 @@ impl Runner<'_> {
                 call.function,
                 panic_message(payload.as_ref())
             ))))),
-        };
-        // 9. Review of the result, before the model reads it (boxed, as approval is).
-        if let Some(reviewed) = reviewed {
-            Box::pin(self.review(call_ref, &reviewed, def, &outcome, attempt)).await?;
         }
-        outcome
     }
 
     /// Asks the approvers about a valid call (step 5): `Ok(Some(_))` is the modified call to
@@ -282,6 +338,30 @@ pub(crate) fn tool_view(
             Ok(v)
         }
         Err(payload) => Err(panic_message(payload.as_ref())),
+    }
+}
+
+/// The call and arguments a tool ran with, for its review: `call` is an approver's
+/// modification, when there was one.
+#[derive(Default)]
+struct Executed {
+    call: Option<Box<ToolCall>>,
+    arguments: Option<Arc<Value>>,
+}
+
+/// Who is told what a call ran with: `()`, nobody; `&mut Executed`, the review.
+trait RecordExecuted {
+    fn record(self, modified: &Option<Box<ToolCall>>, arguments: &Arc<Value>);
+}
+
+impl RecordExecuted for () {
+    fn record(self, _modified: &Option<Box<ToolCall>>, _arguments: &Arc<Value>) {}
+}
+
+impl RecordExecuted for &mut Executed {
+    fn record(self, modified: &Option<Box<ToolCall>>, arguments: &Arc<Value>) {
+        self.call.clone_from(modified);
+        self.arguments = Some(Arc::clone(arguments));
     }
 }
 

@@ -154,23 +154,25 @@ impl Runner<'_> {
             .last()
             .is_some_and(|d| d.review.decision == ReviewDecision::Terminate);
         if self.options.events.is_some() {
-            attempt.reviews = decided
-                .into_iter()
-                .map(|d| {
-                    let mut e = ReviewEvent::new(
-                        call.id.as_str(),
-                        call.function.as_str(),
-                        Arc::clone(arguments),
-                        d.reviewer,
-                        d.review.decision,
-                    );
-                    e.message.clone_from(&text);
-                    e.explanation = d.review.explanation;
-                    e.metadata = d.review.metadata;
-                    e.span_id.clone_from(&self.options.span_id);
-                    e
-                })
-                .collect();
+            attempt.reviews = Some(
+                decided
+                    .into_iter()
+                    .map(|d| {
+                        let mut e = ReviewEvent::new(
+                            call.id.as_str(),
+                            call.function.as_str(),
+                            Arc::clone(arguments),
+                            d.reviewer,
+                            d.review.decision,
+                        );
+                        e.message.clone_from(&text);
+                        e.explanation = d.review.explanation;
+                        e.metadata = d.review.metadata;
+                        e.span_id.clone_from(&self.options.span_id);
+                        e
+                    })
+                    .collect(),
+            );
         }
         if terminate {
             return Err(Failed::stop(Stop::ReviewTerminated(Box::new(ReviewStop {

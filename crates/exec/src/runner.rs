@@ -42,8 +42,8 @@ impl Runner<'_> {
     }
 
     /// A call's review decisions, after its event (as the reference's log has them).
-    fn emit_reviews(&self, reviews: Box<[ReviewEvent]>) {
-        if let Some(sink) = self.sink() {
+    fn emit_reviews(&self, reviews: Option<Box<[ReviewEvent]>>) {
+        if let Some((sink, reviews)) = self.sink().zip(reviews) {
             for review in reviews {
                 sink.emit(Event::Review(Box::new(review)));
             }
@@ -221,7 +221,7 @@ impl Runner<'_> {
         let mut attempt = Attempt {
             approval: None,
             approval_wait: Duration::ZERO,
-            reviews: Box::default(),
+            reviews: None,
         };
         // The pipeline is built where it is awaited, not first in a variable of its own:
         // a move of its state saved. Under a canceller (rare) it is boxed, so that the
@@ -403,7 +403,7 @@ struct Finished<'a> {
     times: Option<Times>,
     waiting: Duration,
     approval: Option<Box<ApprovalEvent>>,
-    reviews: Box<[ReviewEvent]>,
+    reviews: Option<Box<[ReviewEvent]>>,
     agent: Option<&'a ToolCallAgent>,
     names: CallNames,
 }
