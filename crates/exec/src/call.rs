@@ -43,7 +43,7 @@ pub(crate) struct Attempt {
     pub(crate) approval_wait: Duration,
     /// The reviewers' decisions, emitted after the call's event (boxed: most calls have
     /// none, and an attempt lives in every call's future).
-    pub(crate) reviews: Option<Box<[ReviewEvent]>>,
+    pub(crate) reviews: Option<Box<Vec<ReviewEvent>>>,
 }
 
 impl Runner<'_> {

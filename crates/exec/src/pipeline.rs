@@ -160,13 +160,13 @@ impl Runner<'_> {
         let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 5. Approval. Its state lives in its own (boxed) future: most runs have no
         // approvers, and every call's future would otherwise carry it.
-        let modified_call = if self.options.approval.is_empty() {
+        let mut modified_call = if self.options.approval.is_empty() {
             None
         } else {
             Box::pin(self.approve(call, def, object(arguments), attempt)).await?
         };
-        let (modified_call, arguments) = match modified_call {
-            None => (None, Arc::clone(arguments)),
+        let arguments = match &mut modified_call {
+            None => Arc::clone(arguments),
             Some(m) => {
                 let modified = m
                     .arguments
@@ -176,12 +176,13 @@ impl Runner<'_> {
                     // A modified call is validated again.
                     None => {
                         def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
-                        (Some(m), modified)
+                        modified
                     }
                     // Or canonicalised (and so validated) again, as in the reference.
                     Some(c) => {
-                        let again = self.canonicalise(&m, def, c, object(&modified))?;
-                        (Some(Box::new(again.call)), again.arguments)
+                        let again = self.canonicalise(m, def, c, object(&modified))?;
+                        **m = again.call;
+                        again.arguments
                     }
                 }
             }
@@ -221,15 +222,17 @@ impl Runner<'_> {
         let guarded = AssertUnwindSafe(invoke).catch_unwind();
         let result = match def.timeout() {
             // Boxed: the timer would otherwise enlarge the future of every call, timed or not.
-            Some(t) => Box::pin(tokio::time::timeout(t, guarded)).await.ok(),
-            None => Some(guarded.await),
+            Some(t) => match Box::pin(tokio::time::timeout(t, guarded)).await {
+                Ok(r) => r,
+                Err(_) => return Err(Failed::tool(ToolError::timeout(), limit)),
+            },
+            None => guarded.await,
         };
         match result {
-            Some(Ok(Ok(landed))) => Ok(landed),
-            None => Err(Failed::tool(ToolError::timeout(), limit)),
-            Some(Ok(Err(ToolFailure::Recoverable(e)))) => Err(Failed::tool(e, limit)),
+            Ok(Ok(landed)) => Ok(landed),
+            Ok(Err(ToolFailure::Recoverable(e))) => Err(Failed::tool(e, limit)),
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
-            Some(Ok(Err(ToolFailure::Fatal(f)))) => match f.downcast_ref::<LimitExceeded>() {
+            Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
                 Some(limit) => Err(Failed::stop(Stop::Limit(Box::new(limit.clone())))),
                 // An agent this tool ran was terminated by an approver or a reviewer: the
                 // termination ends this run too, as the reference's TerminateSampleError does.
@@ -241,7 +244,7 @@ impl Runner<'_> {
                     _ => Err(Failed::stop(Stop::Fatal(f))),
                 },
             },
-            Some(Err(payload)) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
+            Err(payload) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
                 "tool '{}' panicked: {}",
                 call.function,
                 panic_message(payload.as_ref())

@@ -171,7 +171,8 @@ impl Runner<'_> {
                         e.span_id.clone_from(&self.options.span_id);
                         e
                     })
-                    .collect(),
+                    .collect::<Vec<_>>()
+                    .into(),
             );
         }
         if terminate {

@@ -42,9 +42,9 @@ impl Runner<'_> {
     }
 
     /// A call's review decisions, after its event (as the reference's log has them).
-    fn emit_reviews(&self, reviews: Option<Box<[ReviewEvent]>>) {
+    fn emit_reviews(&self, reviews: Option<Box<Vec<ReviewEvent>>>) {
         if let Some((sink, reviews)) = self.sink().zip(reviews) {
-            for review in reviews {
+            for review in *reviews {
                 sink.emit(Event::Review(Box::new(review)));
             }
         }
@@ -403,7 +403,7 @@ struct Finished<'a> {
     times: Option<Times>,
     waiting: Duration,
     approval: Option<Box<ApprovalEvent>>,
-    reviews: Option<Box<[ReviewEvent]>>,
+    reviews: Option<Box<Vec<ReviewEvent>>>,
     agent: Option<&'a ToolCallAgent>,
     names: CallNames,
 }
