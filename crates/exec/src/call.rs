@@ -35,15 +35,22 @@ pub(crate) struct Runner<'a> {
     pub(crate) names: Option<&'a ToolNames>,
 }
 
+/// A call's review decisions, behind one thin pointer (a `Vec` or a boxed slice would be two
+/// or three words in every call's future).
+pub(crate) type Reviews = Box<ReviewList>;
+
+/// The decisions of [`Reviews`].
+pub(crate) struct ReviewList(pub(crate) Vec<ReviewEvent>);
+
 /// What happened to one call before it produced a result.
 pub(crate) struct Attempt {
     /// Boxed: only calls asked of approvers have one, and an attempt lives in every call's
     /// future.
     pub(crate) approval: Option<Box<ApprovalEvent>>,
     pub(crate) approval_wait: Duration,
-    /// The reviewers' decisions, emitted after the call's event (boxed: most calls have
-    /// none, and an attempt lives in every call's future).
-    pub(crate) reviews: Option<Box<Vec<ReviewEvent>>>,
+    /// The reviewers' decisions, emitted after the call's event: most calls have none, and an
+    /// attempt lives in every call's future.
+    pub(crate) reviews: Option<Reviews>,
 }
 
 impl Runner<'_> {

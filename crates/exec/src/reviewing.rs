@@ -16,7 +16,7 @@ use futures_util::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::approval::default_view;
-use crate::call::{Attempt, Runner, Stop};
+use crate::call::{Attempt, ReviewList, Runner, Stop};
 use crate::pipeline::{Failed, Landed, object, tool_view};
 use crate::review::{ReviewDecision, ReviewRequest, apply_review_policies};
 
@@ -154,7 +154,7 @@ impl Runner<'_> {
             .last()
             .is_some_and(|d| d.review.decision == ReviewDecision::Terminate);
         if self.options.events.is_some() {
-            attempt.reviews = Some(
+            attempt.reviews = Some(Box::new(ReviewList(
                 decided
                     .into_iter()
                     .map(|d| {
@@ -171,9 +171,8 @@ impl Runner<'_> {
                         e.span_id.clone_from(&self.options.span_id);
                         e
                     })
-                    .collect::<Vec<_>>()
-                    .into(),
-            );
+                    .collect(),
+            )));
         }
         if terminate {
             return Err(Failed::stop(Stop::ReviewTerminated(Box::new(ReviewStop {

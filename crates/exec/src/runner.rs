@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actuator_events::{
-    ApprovalEvent, Event, EventSink, InfoEvent, PendingToolEvent, ReviewEvent, RunsAgent,
-    ToolCallAgent, ToolEvent, unix_now, unix_seconds_at,
+    ApprovalEvent, Event, EventSink, InfoEvent, PendingToolEvent, RunsAgent, ToolCallAgent,
+    ToolEvent, unix_now, unix_seconds_at,
 };
 use actuator_model::{ChatMessage, MessageContent, ModelOutput, ToolCall, ToolCallError};
 use actuator_tool_core::{ToolErrorKind, ToolOutput, truncate_tool_output};
@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use tracing::Instrument;
 use tracing::instrument::Instrumented;
 
-use crate::call::{Attempt, CallNames, Runner, Stop};
+use crate::call::{Attempt, CallNames, Reviews, Runner, Stop};
 use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
 use crate::error::ExecError;
 use crate::options::CANCELLED_BY_SIBLING;
@@ -42,9 +42,9 @@ impl Runner<'_> {
     }
 
     /// A call's review decisions, after its event (as the reference's log has them).
-    fn emit_reviews(&self, reviews: Option<Box<Vec<ReviewEvent>>>) {
+    fn emit_reviews(&self, reviews: Option<Reviews>) {
         if let Some((sink, reviews)) = self.sink().zip(reviews) {
-            for review in *reviews {
+            for review in reviews.0 {
                 sink.emit(Event::Review(Box::new(review)));
             }
         }
@@ -403,7 +403,7 @@ struct Finished<'a> {
     times: Option<Times>,
     waiting: Duration,
     approval: Option<Box<ApprovalEvent>>,
-    reviews: Option<Box<Vec<ReviewEvent>>>,
+    reviews: Option<Reviews>,
     agent: Option<&'a ToolCallAgent>,
     names: CallNames,
 }
