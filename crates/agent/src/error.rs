@@ -104,6 +104,23 @@ impl AgentError {
         Self::new(AgentErrorKind::Config(message.into()))
     }
 
+    /// Why the run was ended on purpose, when an approver or a tool result reviewer ended it
+    /// (the reference's `TerminateSampleError` reason): an evaluation records it as the
+    /// sample's `operator` limit and scores the sample.
+    ///
+    /// ```
+    /// use actuator_agent::AgentError;
+    /// use actuator_exec::ExecError;
+    /// let err = AgentError::from(ExecError::ReviewTerminated { function: "bash".into(), call_id: "c1".into(), messages: vec![] });
+    /// assert_eq!(err.termination(), Some("Tool result reviewer requested termination."));
+    /// ```
+    pub fn termination(&self) -> Option<&'static str> {
+        match &self.kind {
+            AgentErrorKind::Exec(e) => e.termination(),
+            _ => None,
+        }
+    }
+
     /// The limit exceeded, when that is the error.
     pub fn limit(&self) -> Option<&LimitExceeded> {
         match &self.kind {

@@ -150,6 +150,8 @@ async fn attempt_sample(
         ..TaskState::default()
     };
     let mut limit = None;
+    // An approver's or a reviewer's termination: the reference's `operator` limit.
+    let mut terminated = None;
     if error.is_none() {
         // The solver's own work, and a panic in it (in `solve` or in polling its future).
         match contain("the solver", async {
@@ -158,9 +160,11 @@ async fn attempt_sample(
         .await
         {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => match e.limit() {
+            Ok(Err(e)) => match (e.limit(), e.termination()) {
                 // The task's own limits end the sample normally: it is scored on what it did.
-                Some(l) if cx.owns(l) => limit = Some(l.clone()),
+                (Some(l), _) if cx.owns(l) => limit = Some(l.clone()),
+                // So does a termination, as the reference's TerminateSampleError does.
+                (None, Some(reason)) => terminated = Some(reason),
                 _ => error = Some(EvalErrorInfo::new(ErrorChain(&e).to_string())),
             },
             Err(panicked) => error = Some(panicked),
@@ -225,6 +229,9 @@ async fn attempt_sample(
             started,
         ));
     }
+    if let Some(reason) = terminated {
+        events.push(limit_event(completed, "operator", reason, 1.0, started));
+    }
 
     let input = match &sample.input {
         SampleInput::Text(t) => Value::String(t.clone()),
@@ -258,10 +265,17 @@ async fn attempt_sample(
         uuid: Some(new_id().into_string()),
         error: None,
         error_retries: None,
-        limit: limit.as_ref().map(|l| EvalSampleLimit {
-            kind: l.kind.as_str().to_owned(),
-            limit: l.limit,
-        }),
+        limit: match (&limit, terminated) {
+            (Some(l), _) => Some(EvalSampleLimit {
+                kind: l.kind.as_str().to_owned(),
+                limit: l.limit,
+            }),
+            (None, Some(_)) => Some(EvalSampleLimit {
+                kind: "operator".to_owned(),
+                limit: 1.0,
+            }),
+            (None, None) => None,
+        },
     };
     let outcome = SampleOutcome {
         entry,

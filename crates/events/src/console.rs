@@ -309,6 +309,19 @@ impl ConsoleTranscript {
                 );
                 self.block(&pad, &self.paint("36", "compact"), "", &line)
             }
+            Event::Review(r) => {
+                let head = format!("{} on {}: {}", r.reviewer, r.function, r.decision.as_str());
+                let colour = match r.decision {
+                    crate::ReviewDecision::Terminate => "1;31",
+                    _ => "35",
+                };
+                let line = r
+                    .explanation
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default();
+                self.block(&pad, &self.paint(colour, "review"), &head, &line)
+            }
             _ => String::new(),
         }
     }

@@ -10,6 +10,7 @@ use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::stream_event::ModelStreamEvent;
+use crate::review_event::ReviewEvent;
 use crate::tool_event::{PendingToolEvent, ToolEvent};
 
 /// What an approver decided.
@@ -208,6 +209,8 @@ pub enum Event {
     /// A piece of a generation still streaming (only to sinks that want them:
     /// [`EventSink::wants_model_stream`]); its [`ModelEvent`] follows.
     ModelStream(ModelStreamEvent),
+    /// A reviewer's decision about a tool's result (after the call's [`Event::Tool`]).
+    Review(Box<ReviewEvent>),
 }
 
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.

@@ -6,7 +6,7 @@
 //! - [`Event`] and its kinds ([`PendingToolEvent`] when a call starts and [`ToolEvent`] when it
 //!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`] and
 //!   [`ModelRetryEvent`], [`ModelStreamEvent`], [`SpanBeginEvent`], [`SpanEndEvent`], [`InfoEvent`],
-//!   [`CompactionEvent`], [`LimitEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
+//!   [`CompactionEvent`], [`LimitEvent`], [`ReviewEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
 //!   them in memory);
 //! - [`SharedMessages`], a model event's input: the messages of one conversation shared between
 //!   its events, so that recording a generation costs what was added since the last one;
@@ -34,6 +34,9 @@ pub use subscribe::{
     Correlation, DEFAULT_STREAM_DELTAS, DEFAULT_STREAM_EVENTS, EventStream, Lost, RunEvent,
     StreamSink,
 };
+
+mod review_event;
+pub use review_event::{ReviewDecision, ReviewEvent};
 
 mod clock;
 pub use clock::{unix_now, unix_seconds_at};

@@ -25,6 +25,10 @@ pub struct ApprovalEvent {
     /// The arguments after a `modify` decision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modified_arguments: Option<Map<String, Value>>,
+    /// The arguments the approver was shown, when the tool declares canonical arguments (the
+    /// call's own are the model's, as proposed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
 }
 
 impl ApprovalEvent {
@@ -35,6 +39,7 @@ impl ApprovalEvent {
             decision,
             explanation: None,
             modified_arguments: None,
+            arguments: None,
         }
     }
 }

@@ -288,3 +288,30 @@ fn the_transcript_is_shared_across_threads() {
         }
     });
 }
+
+#[test]
+fn a_review_decision_is_a_line_with_its_reviewer_and_reason() {
+    use actuator_events::{ReviewDecision, ReviewEvent};
+    let out = Captured::default();
+    let transcript = ConsoleTranscript::to_writer(out.clone());
+    let mut stop = ReviewEvent::new(
+        "c1",
+        "bash",
+        json!({}),
+        "monitor",
+        ReviewDecision::Terminate,
+    );
+    stop.explanation = Some("a private key".into());
+    transcript.emit(Event::Review(Box::new(ReviewEvent::new(
+        "c0",
+        "bash",
+        json!({}),
+        "monitor",
+        ReviewDecision::Continue,
+    ))));
+    transcript.emit(Event::Review(Box::new(stop)));
+    assert_eq!(
+        out.text(),
+        "review monitor on bash: continue\nreview monitor on bash: terminate (a private key)\n"
+    );
+}

@@ -126,9 +126,9 @@ impl Approver for AutoApprover {
     }
 }
 
-/// One pattern of a policy.
+/// One pattern of a policy (approval's and review's).
 #[derive(Debug, Clone)]
-enum ToolPattern {
+pub(crate) enum ToolPattern {
     /// No `*`/`?`/`(`: the tool name exactly.
     Exact(String),
     /// A glob on the tool name.
@@ -154,13 +154,31 @@ impl ToolPattern {
         }
     }
 
-    fn matches(&self, call: &ToolCall) -> bool {
+    pub(crate) fn matches(&self, call: &ToolCall) -> bool {
         match self {
             ToolPattern::Exact(name) => call.function == name,
             ToolPattern::NameGlob(p) => p.matches(&call.function),
             ToolPattern::CallGlob(p) => p.matches(&call.render_in(usize::MAX)),
         }
     }
+}
+
+/// The patterns of `tools`, each entry a comma list.
+pub(crate) fn parse_patterns<I, S>(tools: I) -> Result<Vec<ToolPattern>, ApprovalPolicyError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut patterns = Vec::new();
+    for spec in tools {
+        for part in spec.as_ref().split(',') {
+            let part = part.trim();
+            if !part.is_empty() {
+                patterns.push(ToolPattern::parse(part)?);
+            }
+        }
+    }
+    Ok(patterns)
 }
 
 /// A policy pattern that is not a valid glob.
@@ -207,18 +225,9 @@ impl ApprovalPolicy {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut patterns = Vec::new();
-        for spec in tools {
-            for part in spec.as_ref().split(',') {
-                let part = part.trim();
-                if !part.is_empty() {
-                    patterns.push(ToolPattern::parse(part)?);
-                }
-            }
-        }
         Ok(ApprovalPolicy {
             approver,
-            patterns,
+            patterns: parse_patterns(tools)?,
             name: None,
         })
     }

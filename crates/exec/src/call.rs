@@ -5,7 +5,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use actuator_events::{ApprovalEvent, LimitExceeded};
+use actuator_events::{ApprovalEvent, LimitExceeded, ReviewEvent};
 use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
 use actuator_tool_core::{DEFAULT_MAX_TOOL_OUTPUT, FatalToolError, ToolDef};
 
@@ -16,7 +16,11 @@ pub(crate) enum Stop {
     Fatal(FatalToolError),
     Limit(Box<LimitExceeded>),
     Terminated,
-    BadModify { modified: String },
+    BadModify {
+        modified: String,
+    },
+    /// A reviewer ended the run after the call ran (boxed: the result it saw is recorded).
+    ReviewTerminated(Box<crate::reviewing::ReviewStop>),
 }
 
 /// What the calls of one `execute_tools` run share: the conversation, the tools, the options.
@@ -31,12 +35,22 @@ pub(crate) struct Runner<'a> {
     pub(crate) names: Option<&'a ToolNames>,
 }
 
+/// A call's review decisions, behind one thin pointer (a `Vec` or a boxed slice would be two
+/// or three words in every call's future).
+pub(crate) type Reviews = Box<ReviewList>;
+
+/// The decisions of [`Reviews`].
+pub(crate) struct ReviewList(pub(crate) Vec<ReviewEvent>);
+
 /// What happened to one call before it produced a result.
 pub(crate) struct Attempt {
     /// Boxed: only calls asked of approvers have one, and an attempt lives in every call's
     /// future.
     pub(crate) approval: Option<Box<ApprovalEvent>>,
     pub(crate) approval_wait: Duration,
+    /// The reviewers' decisions, emitted after the call's event: most calls have none, and an
+    /// attempt lives in every call's future.
+    pub(crate) reviews: Option<Reviews>,
 }
 
 impl Runner<'_> {

@@ -49,6 +49,19 @@ pub enum ExecError {
         /// The tool messages produced before the run stopped, in declared order.
         messages: Vec<ChatMessage>,
     },
+    /// A reviewer asked to end the run after the call ran (the reference's
+    /// `TerminateSampleError` from a tool result review). The reviewed call's result is on its
+    /// event, and the decision on its [`ReviewEvent`](actuator_events::ReviewEvent).
+    #[error("Tool result reviewer requested termination.")]
+    ReviewTerminated {
+        /// The tool.
+        function: String,
+        /// The call id.
+        call_id: String,
+        /// The tool messages produced before the run stopped, in declared order (not the
+        /// reviewed call's: the model never reads it).
+        messages: Vec<ChatMessage>,
+    },
     /// An approver's modified call names another function.
     #[error(
         "An approver returned a modified call to '{modified}' for a call to '{original}'. A 'modify' decision may change only the arguments of a tool call, not the function called."
@@ -72,6 +85,22 @@ impl ExecError {
         }
     }
 
+    /// Why the run was ended on purpose, when an approver or a reviewer ended it: the reason
+    /// the reference records as the sample's `operator` limit.
+    ///
+    /// ```
+    /// use actuator_exec::ExecError;
+    /// let err = ExecError::ReviewTerminated { function: "bash".into(), call_id: "c1".into(), messages: vec![] };
+    /// assert_eq!(err.termination(), Some("Tool result reviewer requested termination."));
+    /// ```
+    pub fn termination(&self) -> Option<&'static str> {
+        match self {
+            ExecError::Terminated { .. } => Some("Tool call approver requested termination."),
+            ExecError::ReviewTerminated { .. } => Some(crate::reviewing::REVIEW_TERMINATED),
+            _ => None,
+        }
+    }
+
     /// The tool messages produced before the run stopped.
     pub fn messages(&self) -> &[ChatMessage] {
         match self {
@@ -79,6 +108,7 @@ impl ExecError {
             ExecError::Fatal { messages, .. }
             | ExecError::Limit { messages, .. }
             | ExecError::Terminated { messages, .. }
+            | ExecError::ReviewTerminated { messages, .. }
             | ExecError::InvalidModification { messages, .. } => messages,
         }
     }

@@ -7,6 +7,12 @@
 //! - Approval: [`Approver`], [`ApprovalPolicy`], [`auto_approver`]; `TerminalApprover` (the
 //!   reference's `human` approver, a prompt on stdin) with the `terminal` feature, and
 //!   `TerminalElicitation`, which answers a tool's or an MCP server's questions there.
+//! - Review of results ([`Reviewer`], [`ReviewPolicy`], the reference's `inspect_ai.review`):
+//!   after a call has run and before the model reads its result, reviewers matched by policy
+//!   let the run continue, end it ([`ExecError::ReviewTerminated`]) or escalate; each decision
+//!   is an `actuator_events::ReviewEvent`. A tool's canonical arguments
+//!   (`actuator_tool_core::CanonicalArguments`) are what approvers and reviewers see and what
+//!   the tool runs with.
 //! - Conversation-taking tools ([`with_conversation`]): the hook handoff is built on.
 //! - Events: per call, a pending `actuator_events::ToolEvent` when it starts and the completed
 //!   one when it ends, to the options' `EventSink`, and a `tracing` span.
@@ -25,9 +31,23 @@ mod terminal;
 #[cfg(feature = "terminal")]
 pub use terminal::TerminalApprover;
 #[cfg(feature = "terminal")]
+mod terminal_review;
+#[cfg(feature = "terminal")]
+pub use terminal_review::TerminalReviewer;
+#[cfg(feature = "terminal")]
 mod terminal_elicitation;
 #[cfg(feature = "terminal")]
 pub use terminal_elicitation::TerminalElicitation;
+
+mod review;
+pub use review::{
+    Review, ReviewDecided, ReviewDecision, ReviewPolicy, ReviewPolicyError, ReviewRequest,
+    Reviewer, apply_review_policies,
+};
+mod review_config;
+pub use review_config::{ReviewConfigError, ReviewerRegistry};
+mod reviewing;
+pub use reviewing::REVIEW_TERMINATED;
 
 mod cancel;
 pub use cancel::{CANCELLED_BY_OPERATOR, ToolCallCanceller};

@@ -1,4 +1,4 @@
-//! [`ExecuteOptions`]: how `execute_tools` runs (output limit, concurrency, approval, events,
+//! [`ExecuteOptions`]: how `execute_tools` runs (output limit, concurrency, approval, review, events,
 //! the calls' extensions), and the text of a call cancelled by a failing sibling.
 
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use actuator_tool_core::Extensions;
 
 use crate::approval::ApprovalPolicy;
 use crate::cancel::ToolCallCanceller;
+use crate::review::ReviewPolicy;
 
 /// The text a call gets when a parallel sibling fails fatally.
 pub const CANCELLED_BY_SIBLING: &str =
@@ -31,6 +32,8 @@ pub struct ExecuteOptions {
     pub max_concurrency: Option<usize>,
     /// Approval policies; empty means every valid call is approved.
     pub approval: Vec<ApprovalPolicy>,
+    /// Review policies for executed calls' results; empty means no review.
+    pub review: Vec<ReviewPolicy>,
     /// Where events go.
     pub events: Option<Arc<dyn EventSink>>,
     /// Data handed to every call's `ToolContext` (for example, the agent run's limits, so a
@@ -47,6 +50,7 @@ impl std::fmt::Debug for ExecuteOptions {
             .field("max_output", &self.max_output)
             .field("max_concurrency", &self.max_concurrency)
             .field("approval", &self.approval)
+            .field("review", &self.review)
             .field("events", &self.events.is_some())
             .field("extensions", &self.extensions)
             .field("span_id", &self.span_id)
@@ -73,6 +77,13 @@ impl ExecuteOptions {
     #[must_use]
     pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
         self.approval.push(policy);
+        self
+    }
+
+    /// Adds a review policy for executed calls' results (tried after those added before).
+    #[must_use]
+    pub fn review(mut self, policy: ReviewPolicy) -> Self {
+        self.review.push(policy);
         self
     }
 

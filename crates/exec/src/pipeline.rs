@@ -1,5 +1,5 @@
-//! The per-call pipeline (§6.3): parse error, nesting, lookup, validation, approval,
-//! deserialization, invocation under the tool's timeout with panics caught.
+//! The per-call pipeline (§6.3): parse error, nesting, lookup, validation, canonical arguments,
+//! approval, deserialization, invocation under the tool's timeout with panics caught, review.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -9,15 +9,17 @@ use actuator_events::{ApprovalEvent, LimitExceeded};
 use actuator_model::{ToolCall, ToolCallError};
 use actuator_tool_core::__private::panic_message;
 use actuator_tool_core::{
-    Extensions, FatalToolError, ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure, ToolKind,
-    ToolOutput, check_nesting_depth,
+    Extensions, FatalToolError, ToolArgs, ToolCallView, ToolContext, ToolDef, ToolError,
+    ToolFailure, ToolKind, ToolOutput, check_nesting_depth,
 };
 use futures_util::FutureExt;
+use futures_util::future::Either;
 use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
 use crate::call::{Attempt, CallNames, Runner, Stop};
 use crate::conversation::ConversationHandler;
+use crate::error::ExecError;
 
 /// A call after the checks that need no waiting (steps 1–4).
 pub(crate) struct Checked<'a> {
@@ -76,7 +78,31 @@ impl Runner<'_> {
 
     /// The rest of the per-call pipeline (§6.3) for a call that passed [`Runner::check`]
     /// with tool `def`, up to the tool's result; `extensions` are the call's.
-    pub(crate) async fn pipeline(
+    ///
+    /// A tool without canonical arguments in a run without review takes the plain path, whose
+    /// future is what every call carries; canonical arguments and review (rare) are a boxed
+    /// future of their own around it.
+    pub(crate) fn pipeline<'s>(
+        &'s self,
+        call: &'s ToolCall,
+        names: &'s CallNames,
+        def: &'s ToolDef,
+        arguments: &'s Arc<Value>,
+        extensions: &'s Extensions,
+        attempt: &'s mut Attempt,
+    ) -> impl Future<Output = Result<Landed, Failed>> + Send + 's {
+        if self.options.review.is_empty() && def.canonical_arguments().is_none() {
+            Either::Left(self.invoke(call, names, def, arguments, extensions, attempt, ()))
+        } else {
+            Either::Right(Box::pin(
+                self.governed(call, names, def, arguments, extensions, attempt),
+            ))
+        }
+    }
+
+    /// The pipeline with canonical arguments (step 4b) before approval and review (step 9)
+    /// after invocation.
+    async fn governed(
         &self,
         call: &ToolCall,
         names: &CallNames,
@@ -85,27 +111,84 @@ impl Runner<'_> {
         extensions: &Extensions,
         attempt: &mut Attempt,
     ) -> Result<Landed, Failed> {
+        // 4b. Canonical arguments: what approval and review match on, and what the tool takes.
+        let canonical = match def.canonical_arguments() {
+            None => None,
+            Some(c) => Some(self.canonicalise(call, def, c, object(arguments))?),
+        };
+        let (call, arguments) = match &canonical {
+            None => (call, arguments),
+            Some(c) => (&c.call, &c.arguments),
+        };
+        let mut executed = Executed::default();
+        let outcome = self
+            .invoke(
+                call,
+                names,
+                def,
+                arguments,
+                extensions,
+                attempt,
+                &mut executed,
+            )
+            .await;
+        // 9. Review of the result of a call that ran, before the model reads it.
+        if let Some(ran) = executed
+            .arguments
+            .filter(|_| !self.options.review.is_empty())
+        {
+            let call = executed.call.as_deref().unwrap_or(call);
+            self.review(call, &ran, def, &outcome, attempt).await?;
+        }
+        outcome
+    }
+
+    /// Steps 5–8: approval, then deserialization and invocation under the timeout with panics
+    /// caught. `executed` is told the call and arguments the tool ran with (`()` when nobody
+    /// asks: it then takes no room in the call's future).
+    #[allow(clippy::too_many_arguments)]
+    async fn invoke<E: RecordExecuted>(
+        &self,
+        call: &ToolCall,
+        names: &CallNames,
+        def: &ToolDef,
+        arguments: &Arc<Value>,
+        extensions: &Extensions,
+        attempt: &mut Attempt,
+        executed: E,
+    ) -> Result<Landed, Failed> {
         let fail = |e: ToolError, def: Option<&ToolDef>| Failed::tool(e, self.limit_for(def));
         // 5. Approval. Its state lives in its own (boxed) future: most runs have no
         // approvers, and every call's future would otherwise carry it.
-        let modified_call = if self.options.approval.is_empty() {
+        let mut modified_call = if self.options.approval.is_empty() {
             None
         } else {
             Box::pin(self.approve(call, def, object(arguments), attempt)).await?
         };
-        let call_ref = modified_call.as_deref().unwrap_or(call);
-        let arguments = match &modified_call {
+        let arguments = match &mut modified_call {
             None => Arc::clone(arguments),
             Some(m) => {
                 let modified = m
                     .arguments
                     .to_shared_value()
                     .map_err(|_| fail(ToolError::too_deep(), Some(def)))?;
-                // A modified call is validated again.
-                def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
-                modified
+                match def.canonical_arguments() {
+                    // A modified call is validated again.
+                    None => {
+                        def.validate(&modified).map_err(|e| fail(e, Some(def)))?;
+                        modified
+                    }
+                    // Or canonicalised (and so validated) again, as in the reference.
+                    Some(c) => {
+                        let again = self.canonicalise(m, def, c, object(&modified))?;
+                        **m = again.call;
+                        again.arguments
+                    }
+                }
             }
         };
+        let call_ref = modified_call.as_deref().unwrap_or(call);
+        executed.record(&modified_call, &arguments);
         // 6–8. Deserialization and invocation, under the timeout, with panics caught.
         let limit = self.limit_for(Some(def));
         let invoke = async {
@@ -151,7 +234,15 @@ impl Runner<'_> {
             // A limit of an enclosing run, hit by an agent this tool ran (D9).
             Ok(Err(ToolFailure::Fatal(f))) => match f.downcast_ref::<LimitExceeded>() {
                 Some(limit) => Err(Failed::stop(Stop::Limit(Box::new(limit.clone())))),
-                None => Err(Failed::stop(Stop::Fatal(f))),
+                // An agent this tool ran was terminated by an approver or a reviewer: the
+                // termination ends this run too, as the reference's TerminateSampleError does.
+                None => match f.downcast_ref::<ExecError>() {
+                    Some(ExecError::Terminated { .. }) => Err(Failed::stop(Stop::Terminated)),
+                    Some(ExecError::ReviewTerminated { .. }) => {
+                        Err(Failed::stop(Stop::ReviewTerminated(Box::default())))
+                    }
+                    _ => Err(Failed::stop(Stop::Fatal(f))),
+                },
             },
             Err(payload) => Err(Failed::stop(Stop::Fatal(FatalToolError::panic(format!(
                 "tool '{}' panicked: {}",
@@ -171,32 +262,12 @@ impl Runner<'_> {
         attempt: &mut Attempt,
     ) -> Result<Option<Box<ToolCall>>, Failed> {
         let fail = |e: ToolError| Failed::tool(e, self.limit_for(Some(def)));
-        let view = match def.viewer() {
-            None => default_view(call),
-            Some(viewer) => {
-                match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    viewer.view(&call.function, arguments)
-                })) {
-                    Ok(mut v) => {
-                        // Templates name arguments as `{{param}}` (the reference's
-                        // substitute_tool_call_content).
-                        v.call = v.call.map(|c| c.substitute(arguments));
-                        v.context = v.context.map(|c| c.substitute(arguments));
-                        if v.call.is_none() {
-                            v.call = default_view(call).call;
-                        }
-                        v
-                    }
-                    Err(payload) => {
-                        return Err(fail(ToolError::approval(Some(&format!(
-                            "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {}",
-                            call.function,
-                            panic_message(payload.as_ref())
-                        )))));
-                    }
-                }
-            }
-        };
+        let view = tool_view(call, def, arguments).map_err(|panicked| {
+            fail(ToolError::approval(Some(&format!(
+                "The tool call was rejected because the viewer for tool '{}' failed, so it could not be shown for approval: {panicked}",
+                call.function
+            ))))
+        })?;
         let text = self.assistant.content.text();
         let history_end = self.messages.len().saturating_sub(1);
         let request = ApprovalRequest {
@@ -220,6 +291,10 @@ impl Runner<'_> {
         let mut recorded = ApprovalEvent::new(approval.decision);
         recorded.approver = decided.approver;
         recorded.explanation.clone_from(&approval.explanation);
+        // What the approver was shown, when the tool's canonical form changed the call's.
+        if def.canonical_arguments().is_some() {
+            recorded.arguments = call.arguments.to_map().ok();
+        }
         recorded.modified_arguments = approval
             .modified
             .as_ref()
@@ -244,6 +319,55 @@ impl Runner<'_> {
     }
 }
 
+/// How a call is shown: its tool's viewer (templates filled from `arguments`), or the default
+/// view; `Err` with the panic's message when the viewer panics.
+pub(crate) fn tool_view(
+    call: &ToolCall,
+    def: &ToolDef,
+    arguments: &Map<String, Value>,
+) -> Result<ToolCallView, String> {
+    let Some(viewer) = def.viewer() else {
+        return Ok(default_view(call));
+    };
+    match std::panic::catch_unwind(AssertUnwindSafe(|| viewer.view(&call.function, arguments))) {
+        Ok(mut v) => {
+            // Templates name arguments as `{{param}}` (the reference's
+            // substitute_tool_call_content).
+            v.call = v.call.map(|c| c.substitute(arguments));
+            v.context = v.context.map(|c| c.substitute(arguments));
+            if v.call.is_none() {
+                v.call = default_view(call).call;
+            }
+            Ok(v)
+        }
+        Err(payload) => Err(panic_message(payload.as_ref())),
+    }
+}
+
+/// The call and arguments a tool ran with, for its review: `call` is an approver's
+/// modification, when there was one.
+#[derive(Default)]
+struct Executed {
+    call: Option<Box<ToolCall>>,
+    arguments: Option<Arc<Value>>,
+}
+
+/// Who is told what a call ran with: `()`, nobody; `&mut Executed`, the review.
+trait RecordExecuted {
+    fn record(self, modified: &Option<Box<ToolCall>>, arguments: &Arc<Value>);
+}
+
+impl RecordExecuted for () {
+    fn record(self, _modified: &Option<Box<ToolCall>>, _arguments: &Arc<Value>) {}
+}
+
+impl RecordExecuted for &mut Executed {
+    fn record(self, modified: &Option<Box<ToolCall>>, arguments: &Arc<Value>) {
+        self.call.clone_from(modified);
+        self.arguments = Some(Arc::clone(arguments));
+    }
+}
+
 /// A call's tool context: its own names, unless an approver's modification changed them, and
 /// its extensions.
 fn context(names: &CallNames, modified: Option<&ToolCall>, extensions: &Extensions) -> ToolContext {
@@ -256,7 +380,7 @@ fn context(names: &CallNames, modified: Option<&ToolCall>, extensions: &Extensio
 }
 
 /// The map of a call's arguments (always an object; an empty map otherwise).
-fn object(value: &Value) -> &Map<String, Value> {
+pub(crate) fn object(value: &Value) -> &Map<String, Value> {
     static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
     value.as_object().unwrap_or(&EMPTY)
 }

@@ -231,19 +231,14 @@ impl ApproverRegistry {
                             .join(", "),
                     }
                 })?;
+                let name = entry.name.clone();
                 let bad = |reason: String| ApprovalConfigError::BadApprover {
-                    name: entry.name.clone(),
+                    name: name.clone(),
                     reason,
                 };
-                let mut params = entry.params.clone();
-                params.extend(entry.extra.clone());
-                let approver = make(&params).map_err(bad)?;
-                let tools = match entry.tools {
-                    Tools::One(t) => vec![t],
-                    Tools::Many(ts) => ts,
-                };
-                ApprovalPolicy::new(approver, tools)
-                    .map(|p| p.named(entry.name.clone()))
+                let approver = make(&entry.all_params()).map_err(bad)?;
+                ApprovalPolicy::new(approver, entry.tool_specs())
+                    .map(|p| p.named(name.clone()))
                     .map_err(|e| bad(e.to_string()))
             })
             .collect()
@@ -256,19 +251,36 @@ struct PolicyConfig {
 }
 
 #[derive(Deserialize)]
-struct PolicyEntry {
-    name: String,
-    tools: Tools,
+pub(crate) struct PolicyEntry {
+    pub(crate) name: String,
+    pub(crate) tools: Tools,
     #[serde(default)]
-    params: Map<String, Value>,
+    pub(crate) params: Map<String, Value>,
     /// Any other key is a parameter too, as in the reference.
     #[serde(flatten)]
-    extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
+}
+
+impl PolicyEntry {
+    /// The entry's parameters: `params` and every other key.
+    pub(crate) fn all_params(&self) -> Map<String, Value> {
+        let mut params = self.params.clone();
+        params.extend(self.extra.clone());
+        params
+    }
+
+    /// The entry's tool patterns.
+    pub(crate) fn tool_specs(self) -> Vec<String> {
+        match self.tools {
+            Tools::One(t) => vec![t],
+            Tools::Many(ts) => ts,
+        }
+    }
 }
 
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum Tools {
+pub(crate) enum Tools {
     One(String),
     Many(Vec<String>),
 }
@@ -276,7 +288,7 @@ enum Tools {
 /// The path a `file://` URI names (the reference reads policy files through fsspec, which
 /// takes them), or `path` itself when it is not one. Only local files: a URI naming another
 /// host is refused.
-fn local_path(path: &Path) -> Result<std::path::PathBuf, ApprovalConfigError> {
+pub(crate) fn local_path(path: &Path) -> Result<std::path::PathBuf, ApprovalConfigError> {
     let Some(rest) = path.to_str().and_then(|p| p.strip_prefix("file://")) else {
         return Ok(path.to_owned());
     };

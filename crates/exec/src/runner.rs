@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use tracing::Instrument;
 use tracing::instrument::Instrumented;
 
-use crate::call::{Attempt, CallNames, Runner, Stop};
+use crate::call::{Attempt, CallNames, Reviews, Runner, Stop};
 use crate::cancel::{CANCELLED_BY_OPERATOR, CANCELLED_BY_OPERATOR_KIND, ToolCallCanceller};
 use crate::error::ExecError;
 use crate::options::CANCELLED_BY_SIBLING;
@@ -38,6 +38,15 @@ impl Runner<'_> {
     fn emit(&self, event: Box<ToolEvent>) {
         if let Some(sink) = self.sink() {
             sink.emit(Event::Tool(event));
+        }
+    }
+
+    /// A call's review decisions, after its event (as the reference's log has them).
+    fn emit_reviews(&self, reviews: Option<Reviews>) {
+        if let Some((sink, reviews)) = self.sink().zip(reviews) {
+            for review in reviews.0 {
+                sink.emit(Event::Review(Box::new(review)));
+            }
         }
     }
 
@@ -87,6 +96,11 @@ impl Runner<'_> {
             Stop::BadModify { modified } => ExecError::InvalidModification {
                 original: function,
                 modified,
+                messages,
+            },
+            Stop::ReviewTerminated(_) => ExecError::ReviewTerminated {
+                function,
+                call_id,
                 messages,
             },
         }
@@ -210,6 +224,7 @@ impl Runner<'_> {
         let mut attempt = Attempt {
             approval: None,
             approval_wait: Duration::ZERO,
+            reviews: None,
         };
         // The pipeline is built where it is awaited, not first in a variable of its own:
         // a move of its state saved. Under a canceller (rare) it is boxed, so that the
@@ -242,6 +257,7 @@ impl Runner<'_> {
             }),
             waiting: attempt.approval_wait,
             approval: attempt.approval,
+            reviews: attempt.reviews,
             agent: extensions.get::<ToolCallAgent>(),
             names,
         };
@@ -278,6 +294,7 @@ impl Runner<'_> {
             None,
         );
         let names = finished.names;
+        let reviews = finished.reviews;
         let mut event = finished.times.map(|times| {
             let mut e = self.tool_event(names, times.arguments, times.started_at);
             e.pending = None;
@@ -326,19 +343,25 @@ impl Runner<'_> {
             }
             Err(Failed::Cancelled(error)) => (MessageContent::default(), Some(*error), None),
             Err(Failed::Stop(stop)) => {
-                let stop = *stop;
+                let mut stop = *stop;
                 let fatal = match &stop {
                     Stop::Fatal(cause) => cause.to_string(),
                     Stop::Limit(limit) => limit.to_string(),
                     Stop::Terminated => "Tool call approver requested termination.".to_owned(),
                     Stop::BadModify { modified } => format!("modified call names '{modified}'"),
+                    Stop::ReviewTerminated(_) => crate::reviewing::REVIEW_TERMINATED.to_owned(),
                 };
                 tracing::warn!(fatal = fatal.as_str(), "tool call stopped the run");
                 if let Some(mut e) = event {
                     e.fatal = Some(fatal);
                     e.failed = Some(true);
+                    // The reviewed result stays on the event (moved: the stop keeps none).
+                    if let Stop::ReviewTerminated(reviewed) = &mut stop {
+                        reviewed.record(&mut e);
+                    }
                     self.emit(e);
                 }
+                self.emit_reviews(reviews);
                 return Err(stop);
             }
         };
@@ -349,6 +372,7 @@ impl Runner<'_> {
             e.message_id = Some(done.message.id().into());
             self.emit(e);
         }
+        self.emit_reviews(reviews);
         if let ChatMessage::Tool(m) = &mut done.message {
             m.content = content;
             m.error = error.map(Box::new);
@@ -382,6 +406,7 @@ struct Finished<'a> {
     times: Option<Times>,
     waiting: Duration,
     approval: Option<Box<ApprovalEvent>>,
+    reviews: Option<Reviews>,
     agent: Option<&'a ToolCallAgent>,
     names: CallNames,
 }

@@ -53,8 +53,8 @@ pub(crate) fn spreads(calls: usize) -> Option<usize> {
 /// What the chunks of one stage share: spawned tasks cannot borrow the caller's conversation,
 /// tools and options, so they own copies, made once per stage: the stage's calls, the tools
 /// and options (`Arc`s inside), the assistant message without its calls (its text is what
-/// approvers see), and the conversation only when an approver or a conversation-taking tool
-/// will read it.
+/// approvers and reviewers see), and the conversation only when an approver, a reviewer or a
+/// conversation-taking tool will read it.
 struct Shared {
     messages: Vec<ChatMessage>,
     assistant: ChatMessageAssistant,
@@ -167,6 +167,7 @@ pub(crate) async fn run_stage(
 ) -> Result<(), Stopped> {
     let stage_calls = &calls[stage.clone()];
     let reads_conversation = !runner.options.approval.is_empty()
+        || !runner.options.review.is_empty()
         || stage_calls.iter().any(|c| {
             runner
                 .tools

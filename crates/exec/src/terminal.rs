@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::approval::{Approval, ApprovalDecision, ApprovalRequest, Approver};
 
-type Io = (Box<dyn BufRead + Send>, Box<dyn Write + Send>);
+pub(crate) type Io = (Box<dyn BufRead + Send>, Box<dyn Write + Send>);
 
 /// `text` without control characters (newlines and tabs kept): text from a model or a
 /// server shown on a terminal cannot move the cursor, clear the screen or retitle the window.

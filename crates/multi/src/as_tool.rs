@@ -138,6 +138,9 @@ impl AsToolBuilder {
                             match e.limit() {
                                 // Not this call's limit: it ends the run (D9).
                                 Some(limit) => FatalToolError::new(limit.clone()).into(),
+                                // An approver's or reviewer's termination ends the whole run,
+                                // as the reference's TerminateSampleError does.
+                                None if e.termination().is_some() => terminated(e),
                                 None => FatalToolError::msg(format!(
                                     "The {} agent failed: {e}",
                                     agent.name()
@@ -190,5 +193,15 @@ fn result_of(state: &actuator_agent::AgentState) -> ToolOutput {
                 ToolOutput::Content(kept)
             }
         }
+    }
+}
+
+/// The failure of a tool whose agent was terminated by an approver or a reviewer: fatal, with
+/// the executor's error as its cause, which the enclosing executor recognises and stops its own
+/// run with (so the termination reaches the sample, whatever the depth).
+pub(crate) fn terminated(e: actuator_agent::AgentError) -> ToolFailure {
+    match e.kind {
+        actuator_agent::AgentErrorKind::Exec(exec) => FatalToolError::new(exec).into(),
+        other => FatalToolError::msg(other.to_string()).into(),
     }
 }

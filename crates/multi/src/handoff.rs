@@ -236,6 +236,8 @@ impl Handoff {
             Err(e) => {
                 return Err(match e.limit() {
                     Some(limit) => FatalToolError::new(limit.clone()).into(),
+                    // An approver's or reviewer's termination ends the whole run.
+                    None if e.termination().is_some() => crate::as_tool::terminated(e),
                     None => {
                         FatalToolError::msg(format!("The {agent_name} agent failed: {e}")).into()
                     }

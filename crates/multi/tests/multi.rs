@@ -793,3 +793,129 @@ fn a_display_name_without_usable_characters_falls_back_to_the_agents_own_name() 
         "transfer_to_agent"
     );
 }
+
+/// A reviewer that ends the run at the first result it reads.
+struct Stopper;
+
+impl actuator_exec::Reviewer for Stopper {
+    fn review<'a>(
+        &'a self,
+        _r: actuator_exec::ReviewRequest<'a>,
+    ) -> actuator_model::BoxFuture<'a, actuator_exec::Review> {
+        Box::pin(async { actuator_exec::Review::terminate() })
+    }
+}
+
+fn reviewed_looper() -> Arc<dyn actuator_agent::Agent> {
+    let noop = actuator_tool_core::ToolDef::builder("noop")
+        .description("Does nothing.")
+        .handler(
+            |_a: actuator_tool_core::ToolArgs, _c: actuator_tool_core::ToolContext| async {
+                Ok::<_, actuator_tool_core::ToolFailure>("ok")
+            },
+        )
+        .build()
+        .unwrap();
+    Arc::new(
+        react()
+            .name("looper")
+            .description("Loops.")
+            .model(Arc::new(ScriptedModel::new([call("noop", json!({}))])))
+            .no_prompt()
+            .tools([noop])
+            .review([actuator_exec::ReviewPolicy::new(Arc::new(Stopper), ["noop"]).unwrap()])
+            .build()
+            .unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn a_reviewers_termination_inside_a_sub_agent_ends_the_whole_run() {
+    for (tool, args) in [
+        (
+            as_tool(reviewed_looper()).build().unwrap(),
+            json!({"input": "go"}),
+        ),
+        (handoff(reviewed_looper()).build().unwrap(), json!({})),
+    ] {
+        let name = tool.name().to_owned();
+        let supervisor = react()
+            .prompt(sys_only())
+            .tools([tool])
+            .model(Arc::new(ScriptedModel::new([
+                call(&name, args),
+                submit("never"),
+            ])))
+            .build()
+            .unwrap();
+        let err = run(&supervisor, "Q?", &[]).await.unwrap_err();
+        assert_eq!(
+            err.termination(),
+            Some("Tool result reviewer requested termination."),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// A reviewer that asks a model of its own (1000 tokens a question) before letting a result
+/// through.
+struct ModelMonitor(Arc<dyn actuator_model::Model>);
+
+impl actuator_exec::Reviewer for ModelMonitor {
+    fn review<'a>(
+        &'a self,
+        r: actuator_exec::ReviewRequest<'a>,
+    ) -> actuator_model::BoxFuture<'a, actuator_exec::Review> {
+        let question = vec![ChatMessage::user(format!(
+            "Is this safe? {}",
+            r.result.text()
+        ))];
+        Box::pin(async move {
+            let answer = self
+                .0
+                .generate(actuator_model::GenerateRequest::new(&question))
+                .await
+                .unwrap();
+            assert_eq!(answer.usage.unwrap().total_tokens, 1000);
+            actuator_exec::Review::proceed()
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_reviewers_model_calls_do_not_count_against_the_agents_limits() {
+    let monitor_model = FunctionModel::new("monitor", |_i, _t| {
+        Ok(ModelOutput::from_content("monitor", "safe").with_usage(ModelUsage::new(900, 100)))
+    });
+    let noop = actuator_tool_core::ToolDef::builder("noop")
+        .description("Does nothing.")
+        .handler(
+            |_a: actuator_tool_core::ToolArgs, _c: actuator_tool_core::ToolContext| async {
+                Ok::<_, actuator_tool_core::ToolFailure>("ok")
+            },
+        )
+        .build()
+        .unwrap();
+    let agent = react()
+        .prompt(sys_only())
+        .tools([noop])
+        .model(Arc::new(FunctionModel::new("agent", |i, _t| {
+            let out = if i.iter().any(|m| m.role() == "tool") {
+                submit("done")
+            } else {
+                call("noop", json!({}))
+            };
+            Ok(out.with_usage(ModelUsage::new(6, 4)))
+        })))
+        .review([actuator_exec::ReviewPolicy::new(
+            Arc::new(ModelMonitor(Arc::new(monitor_model))),
+            ["noop"],
+        )
+        .unwrap()])
+        .build()
+        .unwrap();
+    // The agent's own two generations cost 20 tokens; the monitor's 1000 are not the agent's.
+    let out = run(&agent, "Q?", &[token_limit(100)]).await.unwrap();
+    assert!(out.limit.is_none(), "{:?}", out.limit);
+    assert_eq!(out.usage.tokens, 20);
+}

@@ -6,6 +6,8 @@
 //! - [`ToolInfo`] / [`ToolParams`]: what a model reads about a tool.
 //! - [`ToolDef`]: a tool ready to run — its info, its options (parallel, output limit,
 //!   timeout, viewer) and its handler. Built by `#[tool]` or by hand with [`ToolDef::builder`].
+//! - [`CanonicalArguments`]: how a tool resolves its arguments before acting on them (the
+//!   reference's `set_tool_canonical_arguments`), which approval and review then see.
 //! - [`ToolChoice`]: which tools the model may or must call.
 //! - Results ([`Content`], [`ToolOutput`], [`IntoToolOutput`]) and errors ([`ToolError`],
 //!   [`FatalToolError`], [`ToolFailure`], [`ToolDefError`]).
@@ -86,7 +88,7 @@ mod requirement;
 pub use requirement::{ResourceRequirement, ToolRequirement};
 
 mod def;
-pub use def::{BoxFuture, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
+pub use def::{BoxFuture, CanonicalArguments, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
 
 pub mod source;
 pub use source::{ToolSet, ToolSetError, ToolSource, ToolSourceError, check_tool_names};

@@ -55,11 +55,12 @@ pub(crate) struct AttrOptions {
     /// The timeout in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) viewer: Option<Expr>,
+    pub(crate) canonical: Option<Expr>,
     pub(crate) krate: Option<Path>,
 }
 
 const TOOL_OPTIONS: &str =
-    "`name`, `description`, `parallel`, `max_output`, `timeout`, `viewer`, `crate`";
+    "`name`, `description`, `parallel`, `max_output`, `timeout`, `viewer`, `canonical`, `crate`";
 
 /// Parses the arguments of `#[tool(...)]` on a function.
 pub(crate) fn parse_tool_options(cx: &Ctxt, args: TokenStream) -> AttrOptions {
@@ -98,6 +99,7 @@ pub(crate) fn parse_tool_options(cx: &Ctxt, args: TokenStream) -> AttrOptions {
                 options.timeout_ms = Some(ms);
             }
             "viewer" => options.viewer = Some(value_of(key, input)?),
+            "canonical" => options.canonical = Some(value_of(key, input)?),
             _ => options.krate = Some(value_with(key, input, Path::parse_mod_style)?),
         }
         Ok(())

@@ -208,6 +208,12 @@ fn constructor(tool: &Tool) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    // A tool's canonical arguments ride on the built def (an extension), as a hand-built
+    // tool's do.
+    let canonical = match &tool.canonical {
+        Some(expr) => quote_spanned!(expr.span()=> .with_canonical_arguments(#expr)),
+        None => quote!(),
+    };
     let parallel = tool.parallel;
     let max_output = match tool.max_output {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -328,6 +334,7 @@ fn constructor(tool: &Tool) -> TokenStream {
                     }
                 },
             )
+            #canonical
         }
     }
 }

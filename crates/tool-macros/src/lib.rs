@@ -116,6 +116,7 @@ use proc_macro::TokenStream;
 /// | `max_output = 4096` | the output limit in bytes (`0`: never truncate; default: the run's limit) |
 /// | `timeout = "30s"` | the per-call timeout: a whole number with a unit, `ms`, `s`, `m` or `h` |
 /// | `viewer = path::to_fn` | how calls are shown to people: any `ToolCallViewer` expression |
+/// | `canonical = path::to_fn` | the arguments approval and review see and the tool runs with: a `Fn(&Map<String, Value>) -> Result<Map<String, Value>, ToolError>` (see `CanonicalArguments`) |
 /// | `crate = path` | the path to `actuator_tool_core` (default: `::actuator_tool_core`, or `::actuator::tool_core` through the facade) |
 ///
 /// On a parameter:

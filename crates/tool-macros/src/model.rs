@@ -40,6 +40,8 @@ pub(crate) struct Tool {
     pub(crate) max_output: Option<usize>,
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) viewer: Option<Expr>,
+    /// The tool's canonical arguments (`canonical = path::to_fn`).
+    pub(crate) canonical: Option<Expr>,
 }
 
 /// The longest tool name providers accept.
@@ -195,6 +197,7 @@ pub(crate) fn analyze(cx: &Ctxt, args: TokenStream, func: &mut ItemFn) -> Tool {
         max_output: options.max_output,
         timeout_ms: options.timeout_ms,
         viewer: options.viewer,
+        canonical: options.canonical,
     }
 }
 

@@ -240,6 +240,38 @@ pub async fn count() -> u32 {
     3
 }
 
+/// `path` without a trailing slash, as the tool would open it.
+fn trimmed_path(
+    args: &serde_json::Map<String, Value>,
+) -> Result<serde_json::Map<String, Value>, actuator_tool_core::ToolError> {
+    let mut out = args.clone();
+    if let Some(Value::String(p)) = out.get_mut("path") {
+        *p = p.trim_end_matches('/').to_owned();
+    }
+    Ok(out)
+}
+
+/// Opens a file.
+///
+/// # Arguments
+/// * `path` - The file.
+#[tool(canonical = trimmed_path)]
+fn open_file(path: String) -> String {
+    path
+}
+
+#[test]
+fn the_canonical_option_declares_the_tools_canonical_arguments() {
+    let def = open_file_tool();
+    let canonical = def.canonical_arguments().unwrap();
+    let args = json!({"path": "/tmp/a/"});
+    assert_eq!(
+        Value::Object(canonical.apply(args.as_object().unwrap()).unwrap()),
+        json!({"path": "/tmp/a"})
+    );
+    assert!(count_tool().canonical_arguments().is_none());
+}
+
 /// Sleeps a little.
 #[tool(parallel = false, timeout = "250ms", max_output = 0)]
 async fn nap() {}

@@ -472,6 +472,7 @@ impl RunContext {
         own.max_output = options.max_output;
         own.max_concurrency = options.max_concurrency;
         own.approval = options.approval.clone();
+        own.review = options.review.clone();
         own.extensions.extend(&options.extensions);
         if options.events.is_some() {
             own.events = options.events.clone();

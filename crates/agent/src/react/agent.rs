@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use actuator_events::{Event, InfoEvent, SharedMessages};
-use actuator_exec::{ApprovalPolicy, ExecuteOptions};
+use actuator_exec::{ApprovalPolicy, ExecuteOptions, ReviewPolicy};
 use actuator_model::{
     BoxFuture, ChatMessage, CompactString, GenerateConfig, GenerateRequest, StopReason,
 };
@@ -43,6 +43,7 @@ pub struct ReactAgent {
     pub(super) compaction: Option<Arc<dyn CompactionStrategy>>,
     pub(super) overflow: ContextOverflow,
     pub(super) approval: Vec<ApprovalPolicy>,
+    pub(super) review: Vec<ReviewPolicy>,
     pub(super) max_output: Option<usize>,
     pub(super) max_concurrency: Option<usize>,
     pub(super) config: GenerateConfig,
@@ -139,6 +140,7 @@ impl ReactAgent {
         options.max_output = self.max_output;
         options.max_concurrency = self.max_concurrency;
         options.approval = self.approval.clone();
+        options.review = self.review.clone();
         options
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use actuator_exec::ApprovalPolicy;
+use actuator_exec::{ApprovalPolicy, ReviewPolicy};
 use actuator_model::{GenerateConfig, Model};
 use actuator_tool_core::{ToolDef, ToolKind};
 
@@ -34,6 +34,7 @@ pub struct ReactBuilder {
     compaction: Option<Arc<dyn CompactionStrategy>>,
     overflow: ContextOverflow,
     approval: Vec<ApprovalPolicy>,
+    review: Vec<ReviewPolicy>,
     max_output: Option<usize>,
     max_concurrency: Option<usize>,
     config: GenerateConfig,
@@ -186,6 +187,14 @@ impl ReactBuilder {
         self
     }
 
+    /// Review policies for the results of the agent's tool calls (the reference's `review`):
+    /// after a call has run and before the model reads its result.
+    #[must_use]
+    pub fn review(mut self, policies: impl IntoIterator<Item = ReviewPolicy>) -> Self {
+        self.review.extend(policies);
+        self
+    }
+
     /// The output limit for tools without their own.
     #[must_use]
     pub fn max_output(mut self, bytes: usize) -> Self {
@@ -300,6 +309,7 @@ impl ReactBuilder {
             compaction: self.compaction,
             overflow: self.overflow,
             approval: self.approval,
+            review: self.review,
             max_output: self.max_output,
             max_concurrency: self.max_concurrency,
             config: self.config,

@@ -2,7 +2,7 @@
 //! event tags and field names as `inspect_ai.event` has them.
 
 use crate::log::pool::MessagePool;
-use actuator_events::{Event, EventSink, ToolEvent, unix_now};
+use actuator_events::{Event, EventSink, ReviewEvent, ToolEvent, unix_now};
 use actuator_model::new_id;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -108,9 +108,14 @@ fn tool_event(t: &ToolEvent, sample_start: f64) -> Vec<Value> {
     if let Some(approval) = &t.approval {
         let mut a = base("approval", t.started_at, sample_start);
         a.insert("message".into(), "".into());
+        // The call the approver was shown: canonical, when the tool declares its canonical form.
+        let shown = match &approval.arguments {
+            Some(canonical) => json!(canonical),
+            None => Value::clone(&t.arguments),
+        };
         a.insert(
             "call".into(),
-            json!({"id": t.id, "function": t.function, "arguments": t.arguments, "type": "function"}),
+            json!({"id": t.id, "function": t.function, "arguments": shown, "type": "function"}),
         );
         a.insert(
             "approver".into(),
@@ -250,6 +255,7 @@ pub(crate) fn event_json(
             vec![Value::Object(e)]
         }
         Event::Limit(l) => vec![limit_event(at, &l.kind, &l.message, l.limit, sample_start)],
+        Event::Review(r) => vec![review_event(r, sample_start)],
         // Event kinds added later are kept as notes rather than dropped.
         other => {
             let mut e = base("info", at, sample_start);
@@ -258,6 +264,29 @@ pub(crate) fn event_json(
             vec![Value::Object(e)]
         }
     }
+}
+
+/// The reference's `review` event (`inspect_ai.event.ReviewEvent`): the reviewed call as
+/// the reference's `ToolCall`, the reviewer, its decision, explanation and metadata.
+fn review_event(r: &ReviewEvent, sample_start: f64) -> Value {
+    let mut e = base("review", r.at, sample_start);
+    if let Some(span) = &r.span_id {
+        e.insert("span_id".into(), (**span).into());
+    }
+    if let Some(m) = &r.metadata {
+        e.insert("metadata".into(), Value::Object(m.clone()));
+    }
+    e.insert("message".into(), r.message.clone().into());
+    e.insert(
+        "call".into(),
+        json!({"id": r.id, "function": r.function, "arguments": r.arguments, "type": "function"}),
+    );
+    e.insert("reviewer".into(), r.reviewer.clone().into());
+    e.insert("decision".into(), r.decision.as_str().into());
+    if let Some(x) = &r.explanation {
+        e.insert("explanation".into(), x.clone().into());
+    }
+    Value::Object(e)
 }
 
 /// The reference's `sample_limit` event.
@@ -294,6 +323,59 @@ mod tests {
             Event::ModelStream(ModelStreamEvent::new(1, StreamEvent::Retry { attempt: 2 })),
         );
         assert!(log.take().is_empty());
+    }
+
+    #[test]
+    fn a_review_is_the_references_review_event() {
+        use actuator_events::{ReviewDecision, ReviewEvent};
+        let mut r = ReviewEvent::new(
+            "call_1",
+            "bash",
+            serde_json::json!({"cmd": "ls"}),
+            "monitor",
+            ReviewDecision::Terminate,
+        );
+        r.message = "Listing.".into();
+        r.explanation = Some("too much".into());
+        r.at = 11.0;
+        let [json] = event_json(
+            11.0,
+            &Event::Review(Box::new(r)),
+            10.0,
+            &mut MessagePool::default(),
+        )
+        .try_into()
+        .unwrap_or_else(|_| panic!());
+        assert_eq!(json["event"], "review");
+        assert_eq!(json["working_start"], 1.0);
+        assert_eq!(json["message"], "Listing.");
+        assert_eq!(
+            json["call"],
+            serde_json::json!({"id": "call_1", "function": "bash", "arguments": {"cmd": "ls"}, "type": "function"})
+        );
+        assert_eq!(json["reviewer"], "monitor");
+        assert_eq!(json["decision"], "terminate");
+        assert_eq!(json["explanation"], "too much");
+    }
+
+    #[test]
+    fn an_approval_shows_the_canonical_call_its_approver_saw() {
+        use actuator_events::{ApprovalDecision, ApprovalEvent, ToolEvent};
+        let mut t =
+            ToolEvent::pending("call_1", "read", serde_json::json!({"path": "a/../b"}), 1.0);
+        let mut approval = ApprovalEvent::new(ApprovalDecision::Approve);
+        approval.arguments = serde_json::json!({"path": "/work/b"}).as_object().cloned();
+        t.approval = Some(Box::new(approval));
+        let events = event_json(
+            1.0,
+            &Event::Tool(Box::new(t)),
+            0.0,
+            &mut MessagePool::default(),
+        );
+        assert_eq!(events[0]["event"], "approval");
+        assert_eq!(events[0]["call"]["arguments"]["path"], "/work/b");
+        assert_eq!(events[1]["event"], "tool");
+        assert_eq!(events[1]["arguments"]["path"], "a/../b");
     }
 
     #[test]

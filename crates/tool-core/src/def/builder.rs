@@ -7,9 +7,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::overrides::set_param_description;
-use super::{Handler, ToolDef, ToolHandler, ToolOptions, ToolSpec, check_descriptions};
+use super::{
+    CanonicalArguments, Handler, ToolDef, ToolHandler, ToolOptions, ToolSpec, check_descriptions,
+};
 use crate::context::Extensions;
-use crate::error::ToolDefError;
+use crate::error::{ToolDefError, ToolError};
 use crate::info::{ToolInfo, ToolParams, validate_tool_name};
 use crate::validate::ArgumentValidator;
 use crate::view::ToolCallViewer;
@@ -24,6 +26,7 @@ pub struct ToolDefBuilder {
     validate_arguments: bool,
     options: ToolOptions,
     handler: Option<Handler>,
+    canonical: Option<CanonicalArguments>,
 }
 
 impl std::fmt::Debug for ToolDefBuilder {
@@ -49,6 +52,7 @@ impl ToolDefBuilder {
             validate_arguments: true,
             options: ToolOptions::default(),
             handler: None,
+            canonical: None,
         }
     }
 
@@ -172,6 +176,31 @@ impl ToolDefBuilder {
         self
     }
 
+    /// How the tool canonicalises its arguments before approval (see [`CanonicalArguments`]).
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolError, ToolFailure};
+    /// use serde_json::{Map, Value};
+    /// let tool = ToolDef::builder("noop")
+    ///     .description("Does nothing.")
+    ///     .canonical_arguments(|a: &Map<String, Value>| Ok::<_, ToolError>(a.clone()))
+    ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("") })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(tool.canonical_arguments().is_some());
+    /// ```
+    #[must_use]
+    pub fn canonical_arguments(
+        mut self,
+        canonical: impl Fn(&Map<String, Value>) -> Result<Map<String, Value>, ToolError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.canonical = Some(CanonicalArguments::new(canonical));
+        self
+    }
+
     /// What runs when the tool is called.
     #[must_use]
     pub fn handler(mut self, handler: impl ToolHandler) -> Self {
@@ -223,7 +252,13 @@ impl ToolDefBuilder {
             timeout: self.options.timeout,
             viewer: self.options.viewer,
             options: self.options.options,
-            extensions: Extensions::new(),
+            extensions: {
+                let mut extensions = Extensions::new();
+                if let Some(canonical) = self.canonical {
+                    extensions.insert(canonical);
+                }
+                extensions
+            },
             requirements: Arc::from([]),
             handler,
         })

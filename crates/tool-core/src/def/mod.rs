@@ -16,11 +16,13 @@ use crate::requirement::ResourceRequirement;
 use crate::view::ToolCallViewer;
 
 mod builder;
+mod canonical;
 mod handler;
 mod overrides;
 mod spec;
 
 pub use builder::ToolDefBuilder;
+pub use canonical::CanonicalArguments;
 pub use handler::{BoxFuture, ToolHandler};
 pub(crate) use spec::check_descriptions;
 pub use spec::{ToolOptions, ToolSpec};

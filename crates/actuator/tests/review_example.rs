@@ -1,0 +1,48 @@
+//! `examples/review.rs`, run as built: the traversal is refused on its canonical path, the
+//! private key is caught by the reviewer and the run ends before the model reads it, and the
+//! transcript shows each decision. `cargo test` builds the examples before running tests
+//! (missing: skipped with a reason, a failure under CI).
+
+#![cfg(all(feature = "macros", feature = "exec"))]
+#![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
+
+use std::path::Path;
+
+#[test]
+fn the_review_example_refuses_the_traversal_and_stops_at_the_key() {
+    // The test binary is target/<profile>/deps/<name>; the example is built beside deps.
+    let exe = std::env::current_exe().unwrap();
+    let example = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("examples/review");
+    if !example.exists() {
+        let reason = format!("the built example is missing at {}", example.display());
+        assert!(std::env::var_os("CI").is_none(), "{reason} (CI is set)");
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let out = std::process::Command::new(&example)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("tool read_file → buy milk"), "{text}");
+    assert!(
+        text.contains("tool read_file failed (approval): Automatic decision."),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "review secret_monitor on read_file: terminate (a private key in the output)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("run ended: Tool result reviewer requested termination."),
+        "{text}"
+    );
+    assert!(!text.contains("no such file"), "{text}");
+}
