@@ -1,0 +1,56 @@
+//! OpenTelemetry for Actuator runs: an [`EventSink`](actuator_events::EventSink) that turns a
+//! run's events into spans named and attributed as the
+//! [GenAI semantic conventions](https://opentelemetry.io/docs/specs/semconv/gen-ai/) say, and
+//! exports them over OTLP/HTTP to the collector (Jaeger, Phoenix, Langfuse, an OpenTelemetry
+//! Collector, …) the user names.
+//!
+//! | span | from | attributes |
+//! |---|---|---|
+//! | `invoke_agent {name}` | an agent run's span (begin/end) | `gen_ai.operation.name`, `gen_ai.agent.name` |
+//! | `chat {model}` | a model event | `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.response.finish_reasons` |
+//! | `execute_tool {name}` | a tool event | `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` |
+//! | `{kind} {name}` | other spans (handoff, compaction) | `actuator.span.type` |
+//!
+//! Message contents (`gen_ai.input.messages`, `gen_ai.output.messages`, tool arguments and
+//! results) only with [`OtelSinkBuilder::capture_content`]; off by default.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use actuator_events::{Event, EventSink, SpanBeginEvent, SpanEndEvent};
+//! use opentelemetry_sdk::trace::InMemorySpanExporter;
+//!
+//! let exporter = InMemorySpanExporter::default();
+//! let sink = actuator_otel::OtelSink::builder().build_with_exporter(exporter.clone());
+//! // What an agent run emits; `run(agent, input, RunOptions::default().events(sink))` does it.
+//! sink.emit(Event::SpanBegin(SpanBeginEvent {
+//!     id: "s1".into(),
+//!     parent_id: None,
+//!     kind: "agent".into(),
+//!     name: "researcher".into(),
+//! }));
+//! sink.emit(Event::SpanEnd(SpanEndEvent { id: "s1".into() }));
+//! sink.force_flush()?;
+//! let spans = exporter.get_finished_spans().unwrap();
+//! assert_eq!(spans[0].name, "invoke_agent researcher");
+//! # Ok::<(), actuator_otel::OtelError>(())
+//! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod attrs;
+mod sink;
+mod spans;
+
+pub use sink::{DEFAULT_MAX_CONTENT_BYTES, OtelSink, OtelSinkBuilder};
+pub use spans::MAX_OPEN_SPANS;
+
+/// What can go wrong making or driving the exporter.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OtelError {
+    /// The OTLP exporter could not be made.
+    #[error("could not make the OTLP exporter; check the endpoint")]
+    Exporter(#[source] opentelemetry_otlp::ExporterBuildError),
+    /// Exporting (a flush or the shutdown) failed or timed out.
+    #[error("exporting spans failed; is the collector reachable?")]
+    Export(#[source] opentelemetry_sdk::error::OTelSdkError),
+}
