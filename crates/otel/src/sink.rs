@@ -5,6 +5,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use actuator_events::{Event, EventSink};
+use actuator_tool_core::TraceContext;
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::{
@@ -132,6 +133,7 @@ pub struct OtelSinkBuilder {
     max_export_batch_size: usize,
     scheduled_delay: Duration,
     export_timeout: Duration,
+    parent: Option<TraceContext>,
 }
 
 /// The default longest content attribute (16 KiB).
@@ -149,6 +151,7 @@ impl Default for OtelSinkBuilder {
             max_export_batch_size: 512,
             scheduled_delay: Duration::from_secs(1),
             export_timeout: Duration::from_secs(10),
+            parent: None,
         }
     }
 }
@@ -223,6 +226,24 @@ impl OtelSinkBuilder {
         self
     }
 
+    /// The trace context the runs traced here belong to (a caller's request, a job's trace):
+    /// each run's root span is a child of its span, in its trace. Put the same context in the
+    /// run's resources (`RunOptions::resource`) and the run's MCP calls carry it in their
+    /// `_meta`, so an MCP server's spans join the same trace.
+    ///
+    /// ```
+    /// use actuator_tool_core::TraceContext;
+    /// let caller = TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")?;
+    /// let builder = actuator_otel::OtelSink::builder().parent(caller);
+    /// # let _ = builder;
+    /// # Ok::<(), actuator_tool_core::TraceContextError>(())
+    /// ```
+    #[must_use]
+    pub fn parent(mut self, context: TraceContext) -> Self {
+        self.parent = Some(context);
+        self
+    }
+
     /// The sink, exporting over OTLP/HTTP (protobuf).
     ///
     /// # Errors
@@ -264,7 +285,11 @@ impl OtelSinkBuilder {
                 .build(),
         );
         OtelSink {
-            tracker: Mutex::new(Tracker::new(self.capture_content, self.max_content_bytes)),
+            tracker: Mutex::new(Tracker::new(
+                self.capture_content,
+                self.max_content_bytes,
+                self.parent.as_ref(),
+            )),
             processor,
         }
     }

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use actuator_tool_core::TraceContext;
 use actuator_events::{
     Event, ModelEvent, PendingToolEvent, SpanBeginEvent, SpanEndEvent, ToolEvent, unix_now,
 };
@@ -64,10 +65,17 @@ pub(crate) struct Tracker {
     capture_content: bool,
     /// The longest content attribute, in bytes; longer ones are cut on a character boundary.
     max_content: usize,
+    /// The span every span without a parent here is a child of (a caller's trace context).
+    root: Option<Place>,
 }
 
 impl Tracker {
-    pub(crate) fn new(capture_content: bool, max_content: usize) -> Self {
+    pub(crate) fn new(capture_content: bool, max_content: usize, root: Option<&TraceContext>) -> Self {
+        let root = root.and_then(|t| {
+            let trace = TraceId::from_hex(&t.trace_id()).ok()?;
+            let span = SpanId::from_hex(&t.parent_id()).ok()?;
+            Some(Place { trace, span })
+        });
         Tracker {
             open: Vec::new(),
             calls: Vec::new(),
@@ -77,6 +85,7 @@ impl Tracker {
                 .build(),
             capture_content,
             max_content,
+            root,
         }
     }
 
@@ -104,10 +113,17 @@ impl Tracker {
         self.open.iter().rev().find(|s| s.id == id).map(|s| s.place)
     }
 
-    /// A new child of `parent`, or the root of a new trace.
+    /// `parent`, or the caller's span when there is none here.
+    fn or_root(&self, parent: Option<Place>) -> Option<Place> {
+        parent.or(self.root)
+    }
+
+    /// A new child of `parent` (resolved with [`Tracker::or_root`]), or the root of a new trace.
     fn child_of(&self, parent: Option<Place>) -> Place {
         Place {
-            trace: parent.map_or_else(|| self.ids.new_trace_id(), |p| p.trace),
+            trace: self
+                .or_root(parent)
+                .map_or_else(|| self.ids.new_trace_id(), |p| p.trace),
             span: self.ids.new_span_id(),
         }
     }
@@ -130,6 +146,7 @@ impl Tracker {
                 _ => self.open_place(id),
             }
         });
+        let parent = self.or_root(parent);
         let place = self.child_of(parent);
         self.open.push(OpenSpan {
             id: begin.id.clone(),
@@ -187,7 +204,7 @@ impl Tracker {
             return;
         }
         let in_span = pending.span_id.as_deref().or(in_span);
-        let parent = self.parent_for(in_span);
+        let parent = self.or_root(self.parent_for(in_span));
         let place = self.child_of(parent);
         self.calls.push(RunningCall {
             in_span: in_span.map(str::to_owned),
@@ -207,7 +224,7 @@ impl Tracker {
         let (place, parent) = match started {
             Some(call) => (call.place, call.parent),
             None => {
-                let parent = self.parent_for(in_span);
+                let parent = self.or_root(self.parent_for(in_span));
                 (self.child_of(parent), parent.map(|p| p.span))
             }
         };
@@ -254,7 +271,7 @@ impl Tracker {
     }
 
     fn model(&self, model: &ModelEvent, in_span: Option<&str>) -> SpanData {
-        let parent = self.parent_for(in_span);
+        let parent = self.or_root(self.parent_for(in_span));
         let place = self.child_of(parent);
         // Models are named `provider/model` (`openai/gpt-4.1`); a name without a provider
         // is the request's model alone.

@@ -12,7 +12,7 @@ use actuator_events::{
 };
 use actuator_model::ToolCallError;
 use actuator_otel::{MAX_OPEN_SPANS, OtelSink};
-use actuator_tool_core::ToolErrorKind;
+use actuator_tool_core::{ToolErrorKind, TraceContext};
 use opentelemetry::trace::Status;
 use opentelemetry::{Key, Value};
 use opentelemetry_sdk::error::OTelSdkResult;
@@ -242,4 +242,34 @@ fn a_dead_otlp_collector_costs_a_bounded_wait_at_shutdown_only() {
         started.elapsed()
     );
     drop(listener);
+}
+
+#[test]
+fn runs_join_the_callers_trace_when_given_one() {
+    let caller =
+        TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+    let exporter = InMemorySpanExporter::default();
+    let sink = OtelSink::builder()
+        .parent(caller)
+        .build_with_exporter(exporter.clone());
+    for event in [
+        begin("a", None, "coder"),
+        Event::Tool(Box::new(completed("c1", "echo", "a", "hello"))),
+        end("a"),
+    ] {
+        sink.emit(event);
+    }
+    sink.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    let agent = spans.iter().find(|s| s.name == "invoke_agent coder").unwrap();
+    assert_eq!(
+        agent.span_context.trace_id().to_string(),
+        "4bf92f3577b34da6a3ce929d0e0e4736"
+    );
+    assert_eq!(agent.parent_span_id.to_string(), "00f067aa0ba902b7");
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.span_context.trace_id() == agent.span_context.trace_id())
+    );
 }
