@@ -41,7 +41,11 @@ fn turn(id: &str, function: &str, args: Value, tokens: (u64, u64)) -> ModelOutpu
 /// `target/test-env`: the test binary is `target/<profile>/deps/<name>`.
 fn phoenix_venv() -> Option<PathBuf> {
     let exe = std::env::current_exe().unwrap();
-    let dir = exe.ancestors().nth(3).unwrap().join("test-env/venv-phoenix");
+    let dir = exe
+        .ancestors()
+        .nth(3)
+        .unwrap()
+        .join("test-env/venv-phoenix");
     if dir.join(".actuator-complete").exists() {
         return Some(dir);
     }
@@ -167,10 +171,9 @@ impl Drop for Phoenix {
 /// An attribute of a span as Phoenix returns it: flat (`"a.b": 1`) or nested (`{"a":{"b":1}}`).
 fn attribute<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
     let attributes = &span["attributes"];
-    attributes.get(key).or_else(|| {
-        key.split('.')
-            .try_fold(attributes, |v, part| v.get(part))
-    })
+    attributes
+        .get(key)
+        .or_else(|| key.split('.').try_fold(attributes, |v, part| v.get(part)))
 }
 
 #[test]
@@ -199,7 +202,12 @@ fn phoenix_receives_a_react_run_with_a_sub_agent() {
         .model(Arc::new(ScriptedModel::named(
             "mockllm/scripted",
             [
-                turn("s1", "calculator", json!({"input": "330 - 138.5?"}), (100, 10)),
+                turn(
+                    "s1",
+                    "calculator",
+                    json!({"input": "330 - 138.5?"}),
+                    (100, 10),
+                ),
                 turn("s2", "submit", json!({"answer": "191.5 m"}), (120, 12)),
             ],
         )))
@@ -232,9 +240,8 @@ fn phoenix_receives_a_react_run_with_a_sub_agent() {
     let spans = phoenix.spans(10, Duration::from_secs(30));
     let names: Vec<&str> = spans.iter().filter_map(|s| s["name"].as_str()).collect();
     assert_eq!(spans.len(), 10, "{names:?}\n{}", phoenix.log_tail());
-    let by_name = |name: &str| -> Vec<&Value> {
-        spans.iter().filter(|s| s["name"] == name).collect()
-    };
+    let by_name =
+        |name: &str| -> Vec<&Value> { spans.iter().filter(|s| s["name"] == name).collect() };
     let id = |span: &Value| span["context"]["span_id"].as_str().unwrap().to_owned();
     let parent = |span: &Value| span["parent_id"].as_str().map(str::to_owned);
 
@@ -255,10 +262,17 @@ fn phoenix_receives_a_react_run_with_a_sub_agent() {
     let call = by_name("execute_tool calculator");
     assert_eq!(call.len(), 1, "{names:?}");
     assert_eq!(parent(call[0]), Some(id(root)));
-    assert_eq!(attribute(call[0], "gen_ai.tool.call.id"), Some(&json!("s1")));
+    assert_eq!(
+        attribute(call[0], "gen_ai.tool.call.id"),
+        Some(&json!("s1"))
+    );
     let sub = by_name("invoke_agent calculator");
     assert_eq!(sub.len(), 1, "{names:?}");
-    assert_eq!(parent(sub[0]), Some(id(call[0])), "the sub-agent is its call's child");
+    assert_eq!(
+        parent(sub[0]),
+        Some(id(call[0])),
+        "the sub-agent is its call's child"
+    );
     let subtract = by_name("execute_tool subtract");
     assert_eq!(subtract.len(), 1, "{names:?}");
     assert_eq!(parent(subtract[0]), Some(id(sub[0])));
@@ -275,8 +289,14 @@ fn phoenix_receives_a_react_run_with_a_sub_agent() {
     assert_eq!(chats.len(), 4, "{names:?}");
     let mut tokens: HashMap<Option<String>, Vec<(i64, i64)>> = HashMap::new();
     for chat in &chats {
-        assert_eq!(attribute(chat, "gen_ai.provider.name"), Some(&json!("mockllm")));
-        assert_eq!(attribute(chat, "gen_ai.request.model"), Some(&json!("scripted")));
+        assert_eq!(
+            attribute(chat, "gen_ai.provider.name"),
+            Some(&json!("mockllm"))
+        );
+        assert_eq!(
+            attribute(chat, "gen_ai.request.model"),
+            Some(&json!("scripted"))
+        );
         assert_eq!(
             attribute(chat, "gen_ai.response.finish_reasons"),
             Some(&json!(["tool_calls"]))

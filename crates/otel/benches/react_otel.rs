@@ -59,7 +59,11 @@ fn script(input: &[ChatMessage], tools: &[Arc<ToolInfo>]) -> Result<ModelOutput,
     let out = if done < TOOL_TURNS {
         call(format!("call_{done}"), "add", json!({"x": done, "y": 1}))
     } else if tools.iter().any(|t| t.name == "submit") {
-        call("call_submit".into(), "submit", json!({"answer": done.to_string()}))
+        call(
+            "call_submit".into(),
+            "submit",
+            json!({"answer": done.to_string()}),
+        )
     } else {
         ModelOutput::from_content("mockllm/model", done.to_string())
     };
@@ -104,7 +108,11 @@ async fn one_agent(model: Arc<dyn Model>, sink: Option<Arc<dyn EventSink>>) -> V
         .await
         .expect("the agent run");
     assert!(run.state.output().completion().ends_with("50"));
-    let stamps = recorder.stamps.lock().map(|s| s.clone()).unwrap_or_default();
+    let stamps = recorder
+        .stamps
+        .lock()
+        .map(|s| s.clone())
+        .unwrap_or_default();
     stamps
         .windows(2)
         .map(|w| w[1].duration_since(w[0]).as_secs_f64())
@@ -240,8 +248,14 @@ fn main() {
         "react K={k}{}, interleaved",
         if yielding { ", yielding model" } else { "" }
     );
-    emit(&format!("{label}, events off: time per turn (gap between tool calls)"), &mut off);
-    emit(&format!("{label}, OTLP exporter: time per turn (gap between tool calls)"), &mut on);
+    emit(
+        &format!("{label}, events off: time per turn (gap between tool calls)"),
+        &mut off,
+    );
+    emit(
+        &format!("{label}, OTLP exporter: time per turn (gap between tool calls)"),
+        &mut on,
+    );
     ratios.sort_by(f64::total_cmp);
     let row = json!({
         "workload": "W5",

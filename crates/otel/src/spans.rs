@@ -3,16 +3,18 @@
 //! recorded, so nothing here waits or keeps a span's data after it is handed on.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use actuator_tool_core::TraceContext;
 use actuator_events::{
     Event, ModelEvent, PendingToolEvent, SpanBeginEvent, SpanEndEvent, ToolEvent, unix_now,
 };
+use actuator_model::{CompactString, StopReason};
+use actuator_tool_core::TraceContext;
 use opentelemetry::trace::{
     SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
 };
-use opentelemetry::{InstrumentationScope, KeyValue, Value};
+use opentelemetry::{InstrumentationScope, KeyValue, StringValue, Value};
 use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator, SpanData, SpanEvents, SpanLinks};
 
 use crate::attrs::*;
@@ -47,10 +49,51 @@ struct OpenSpan {
 #[derive(Debug)]
 struct RunningCall {
     /// The Actuator span the call runs in.
-    in_span: Option<String>,
-    call_id: String,
+    in_span: Option<Arc<str>>,
+    call_id: CompactString,
     place: Place,
     parent: Option<SpanId>,
+}
+
+/// A model's name split as its spans need it, kept for the next event of the same model:
+/// a run calls one model many times, and these are shared, not copied, on each span.
+#[derive(Debug)]
+struct ModelNames {
+    /// The name as events carry it (`openai/gpt-4.1`).
+    full: String,
+    provider: Option<StringValue>,
+    request: StringValue,
+    /// `chat {request}`.
+    span_name: String,
+}
+
+impl ModelNames {
+    fn new(full: &str) -> Self {
+        // Models are named `provider/model` (`openai/gpt-4.1`); a name without a provider
+        // is the request's model alone.
+        let (provider, request) = match full.split_once('/') {
+            Some((provider, name)) => (Some(provider), name),
+            None => (None, full),
+        };
+        ModelNames {
+            full: full.to_owned(),
+            provider: provider.map(|p| StringValue::from(Arc::<str>::from(p))),
+            request: StringValue::from(Arc::<str>::from(request)),
+            span_name: format!("chat {request}"),
+        }
+    }
+}
+
+/// The conventions' finish reason for a stop reason.
+fn finish_reason(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::Stop => "stop",
+        StopReason::MaxTokens => "max_tokens",
+        StopReason::ModelLength => "model_length",
+        StopReason::ToolCalls => "tool_calls",
+        StopReason::ContentFilter => "content_filter",
+        _ => "unknown",
+    }
 }
 
 /// What the sink knows of the run so far: the open spans, in the order they began, and the
@@ -67,10 +110,17 @@ pub(crate) struct Tracker {
     max_content: usize,
     /// The span every span without a parent here is a child of (a caller's trace context).
     root: Option<Place>,
+    /// The last model's names, and the last response model's.
+    model_names: Option<ModelNames>,
+    response_model: Option<(CompactString, StringValue)>,
 }
 
 impl Tracker {
-    pub(crate) fn new(capture_content: bool, max_content: usize, root: Option<&TraceContext>) -> Self {
+    pub(crate) fn new(
+        capture_content: bool,
+        max_content: usize,
+        root: Option<&TraceContext>,
+    ) -> Self {
         let root = root.and_then(|t| {
             let trace = TraceId::from_hex(&t.trace_id()).ok()?;
             let span = SpanId::from_hex(&t.parent_id()).ok()?;
@@ -86,6 +136,8 @@ impl Tracker {
             capture_content,
             max_content,
             root,
+            model_names: None,
+            response_model: None,
         }
     }
 
@@ -203,12 +255,15 @@ impl Tracker {
         if self.calls.len() >= MAX_OPEN_SPANS {
             return;
         }
-        let in_span = pending.span_id.as_deref().or(in_span);
-        let parent = self.or_root(self.parent_for(in_span));
+        let in_span = match &pending.span_id {
+            Some(id) => Some(Arc::clone(id)),
+            None => in_span.map(Arc::from),
+        };
+        let parent = self.or_root(self.parent_for(in_span.as_deref()));
         let place = self.child_of(parent);
         self.calls.push(RunningCall {
-            in_span: in_span.map(str::to_owned),
-            call_id: pending.id.as_str().to_owned(),
+            in_span,
+            call_id: pending.id.clone(),
             place,
             parent: parent.map(|p| p.span),
         });
@@ -219,7 +274,7 @@ impl Tracker {
         let started = self
             .calls
             .iter()
-            .position(|c| c.call_id == *tool.id && c.in_span.as_deref() == in_span)
+            .position(|c| c.call_id.as_str() == &*tool.id && c.in_span.as_deref() == in_span)
             .map(|i| self.calls.swap_remove(i));
         let (place, parent) = match started {
             Some(call) => (call.place, call.parent),
@@ -228,12 +283,16 @@ impl Tracker {
                 (self.child_of(parent), parent.map(|p| p.span))
             }
         };
-        let mut attributes = vec![
+        let mut attributes = Vec::with_capacity(8);
+        attributes.extend([
             KeyValue::new(GEN_AI_OPERATION_NAME, "execute_tool"),
-            KeyValue::new(GEN_AI_TOOL_NAME, tool.function.to_string()),
-            KeyValue::new(GEN_AI_TOOL_CALL_ID, tool.id.to_string()),
+            KeyValue::new(
+                GEN_AI_TOOL_NAME,
+                StringValue::from(Arc::clone(&tool.function)),
+            ),
+            KeyValue::new(GEN_AI_TOOL_CALL_ID, StringValue::from(Arc::clone(&tool.id))),
             KeyValue::new(GEN_AI_TOOL_TYPE, "function"),
-        ];
+        ]);
         if let Some(agent) = &tool.agent {
             attributes.push(KeyValue::new(GEN_AI_AGENT_NAME, agent.clone()));
         }
@@ -270,41 +329,48 @@ impl Tracker {
         )
     }
 
-    fn model(&self, model: &ModelEvent, in_span: Option<&str>) -> SpanData {
+    fn model(&mut self, model: &ModelEvent, in_span: Option<&str>) -> SpanData {
         let parent = self.or_root(self.parent_for(in_span));
         let place = self.child_of(parent);
-        // Models are named `provider/model` (`openai/gpt-4.1`); a name without a provider
-        // is the request's model alone.
-        let (provider, request_model) = match model.model.split_once('/') {
-            Some((provider, name)) => (Some(provider), name),
-            None => (None, model.model.as_str()),
-        };
-        let mut attributes = vec![
-            KeyValue::new(GEN_AI_OPERATION_NAME, "chat"),
-            KeyValue::new(GEN_AI_REQUEST_MODEL, request_model.to_owned()),
-        ];
-        if let Some(provider) = provider {
-            attributes.push(KeyValue::new(GEN_AI_PROVIDER_NAME, provider.to_owned()));
+        if self
+            .model_names
+            .as_ref()
+            .is_some_and(|n| n.full != model.model)
+        {
+            self.model_names = None;
+        }
+        let names = self
+            .model_names
+            .get_or_insert_with(|| ModelNames::new(&model.model));
+        let span_name = names.span_name.clone();
+        let mut attributes = Vec::with_capacity(12);
+        attributes.push(KeyValue::new(GEN_AI_OPERATION_NAME, "chat"));
+        attributes.push(KeyValue::new(GEN_AI_REQUEST_MODEL, names.request.clone()));
+        if let Some(provider) = &names.provider {
+            attributes.push(KeyValue::new(GEN_AI_PROVIDER_NAME, provider.clone()));
         }
         if let Some(t) = model.config.temperature {
             attributes.push(KeyValue::new(GEN_AI_REQUEST_TEMPERATURE, t));
         }
         if let Some(max) = model.config.max_tokens {
-            attributes.push(KeyValue::new(
-                GEN_AI_REQUEST_MAX_TOKENS,
-                i64::from(max),
-            ));
+            attributes.push(KeyValue::new(GEN_AI_REQUEST_MAX_TOKENS, i64::from(max)));
         }
         if let Some(output) = &model.output {
-            attributes.push(KeyValue::new(
-                GEN_AI_RESPONSE_MODEL,
-                output.model.as_str().to_owned(),
-            ));
-            let reasons: Vec<opentelemetry::StringValue> = output
+            if self
+                .response_model
+                .as_ref()
+                .is_none_or(|(name, _)| *name != output.model)
+            {
+                let value = StringValue::from(Arc::<str>::from(output.model.as_str()));
+                self.response_model = Some((output.model.clone(), value));
+            }
+            if let Some((_, value)) = &self.response_model {
+                attributes.push(KeyValue::new(GEN_AI_RESPONSE_MODEL, value.clone()));
+            }
+            let reasons: Vec<StringValue> = output
                 .choices
                 .iter()
-                .filter_map(|c| serde_json::to_value(c.stop_reason).ok())
-                .filter_map(|v| v.as_str().map(|s| s.to_owned().into()))
+                .map(|c| finish_reason(c.stop_reason).into())
                 .collect();
             attributes.push(KeyValue::new(
                 GEN_AI_RESPONSE_FINISH_REASONS,
@@ -354,7 +420,7 @@ impl Tracker {
             place,
             parent.map(|p| p.span),
             SpanKind::Client,
-            format!("chat {request_model}"),
+            span_name,
             (
                 system_time(model.started_at),
                 system_time(model.completed_at),

@@ -87,7 +87,14 @@ fn a_tool_span_has_the_call_its_times_and_its_agent_as_parent() {
         1024,
     );
     let names: Vec<&str> = spans.iter().map(|s| &*s.name).collect();
-    assert_eq!(names, ["execute_tool echo", "execute_tool read", "invoke_agent coder"]);
+    assert_eq!(
+        names,
+        [
+            "execute_tool echo",
+            "execute_tool read",
+            "invoke_agent coder"
+        ]
+    );
     let agent = &spans[2];
     for tool in &spans[..2] {
         assert_eq!(tool.parent_span_id, agent.span_context.span_id());
@@ -98,7 +105,10 @@ fn a_tool_span_has_the_call_its_times_and_its_agent_as_parent() {
     assert_eq!(attr(&spans[0], "gen_ai.tool.call.id"), Some(&"c1".into()));
     assert_eq!(attr(&spans[0], "gen_ai.tool.name"), Some(&"echo".into()));
     assert_eq!(spans[0].status, Status::Unset);
-    assert_eq!(attr(&spans[1], "error.type"), Some(&"file_not_found".into()));
+    assert_eq!(
+        attr(&spans[1], "error.type"),
+        Some(&"file_not_found".into())
+    );
     assert_eq!(spans[1].status, Status::error("no such file"));
     // Contents are off by default.
     assert_eq!(attr(&spans[0], "gen_ai.tool.call.arguments"), None);
@@ -118,9 +128,15 @@ fn contents_only_when_asked_and_cut_on_a_character_boundary() {
         51,
     );
     let result = attr(&spans[0], "gen_ai.tool.call.result").unwrap().as_str();
-    assert_eq!(result, "é".repeat(25), "cut to 50 bytes, not inside a character");
     assert_eq!(
-        attr(&spans[0], "gen_ai.tool.call.arguments").unwrap().as_str(),
+        result,
+        "é".repeat(25),
+        "cut to 50 bytes, not inside a character"
+    );
+    assert_eq!(
+        attr(&spans[0], "gen_ai.tool.call.arguments")
+            .unwrap()
+            .as_str(),
         r#"{"text":"hello"}"#
     );
 }
@@ -153,7 +169,10 @@ fn an_agent_run_by_a_tool_call_is_that_calls_child() {
     assert_eq!(inner[1].parent_span_id, outer.span_context.span_id());
     // Two runs, two traces.
     let again = spans_of(vec![begin("x", None, "supervisor"), end("x")], false, 1);
-    assert_ne!(again[0].span_context.trace_id(), outer.span_context.trace_id());
+    assert_ne!(
+        again[0].span_context.trace_id(),
+        outer.span_context.trace_id()
+    );
 }
 
 #[test]
@@ -232,7 +251,11 @@ fn a_dead_otlp_collector_costs_a_bounded_wait_at_shutdown_only() {
         sink.emit(begin(&id, None, "agent"));
         sink.emit(end(&id));
     }
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     let started = Instant::now();
     // The exporter reports the failed exports to OpenTelemetry's internal log, not here.
     let _ = sink.shutdown();
@@ -261,7 +284,10 @@ fn runs_join_the_callers_trace_when_given_one() {
     }
     sink.force_flush().unwrap();
     let spans = exporter.get_finished_spans().unwrap();
-    let agent = spans.iter().find(|s| s.name == "invoke_agent coder").unwrap();
+    let agent = spans
+        .iter()
+        .find(|s| s.name == "invoke_agent coder")
+        .unwrap();
     assert_eq!(
         agent.span_context.trace_id().to_string(),
         "4bf92f3577b34da6a3ce929d0e0e4736"
