@@ -6,16 +6,22 @@
 //! unchanged, so they are copied from it here, in one place, where the warning is allowed.
 #![allow(deprecated)]
 
-use opentelemetry_semantic_conventions::attribute as semconv;
+use opentelemetry_semantic_conventions::{attribute as semconv, metric};
 
 /// Each name as a constant of this crate (a re-export would carry the deprecation along).
 macro_rules! names {
-    ($($name:ident)*) => {
-        $(pub(crate) const $name: &str = semconv::$name;)*
+    ($module:ident: $($name:ident)*) => {
+        $(pub(crate) const $name: &str = $module::$name;)*
     };
 }
 
 names! {
+    metric: GEN_AI_CLIENT_OPERATION_DURATION GEN_AI_CLIENT_TOKEN_USAGE
+}
+
+names! {
+    semconv:
+    GEN_AI_TOKEN_TYPE
     ERROR_TYPE
     GEN_AI_AGENT_NAME
     GEN_AI_INPUT_MESSAGES

@@ -11,6 +11,9 @@
 //! | `execute_tool {name}` | a tool event | `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` |
 //! | `{kind} {name}` | other spans (handoff, compaction) | `actuator.span.type` |
 //!
+//! With [`OtelSinkBuilder::metrics`], the conventions' client metrics too:
+//! `gen_ai.client.token.usage` and `gen_ai.client.operation.duration`.
+//!
 //! Message contents (`gen_ai.input.messages`, `gen_ai.output.messages`, tool arguments and
 //! results) only with [`OtelSinkBuilder::capture_content`]; off by default.
 //!
@@ -37,6 +40,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attrs;
+mod metrics;
 mod sink;
 mod spans;
 

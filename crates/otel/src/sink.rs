@@ -13,7 +13,9 @@ use opentelemetry_sdk::trace::{
 };
 
 use crate::OtelError;
+use crate::metrics::Metrics;
 use crate::spans::Tracker;
+use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
 
 /// An [`EventSink`] that turns a run's events into OpenTelemetry spans with the GenAI
 /// semantic conventions and exports them in batches (OTLP/HTTP with [`OtelSink::builder`]).
@@ -44,6 +46,7 @@ use crate::spans::Tracker;
 pub struct OtelSink {
     tracker: Mutex<Tracker>,
     processor: BatchSpanProcessor,
+    metrics: Option<Metrics>,
 }
 
 impl std::fmt::Debug for OtelSink {
@@ -74,7 +77,11 @@ impl OtelSink {
     /// # Ok::<(), actuator_otel::OtelError>(())
     /// ```
     pub fn force_flush(&self) -> Result<(), OtelError> {
-        self.processor.force_flush().map_err(OtelError::Export)
+        let spans = self.processor.force_flush();
+        if let Some(metrics) = &self.metrics {
+            metrics.force_flush().map_err(OtelError::Export)?;
+        }
+        spans.map_err(OtelError::Export)
     }
 
     /// Exports what is queued and stops the exporter; later spans are dropped. Blocks the
@@ -86,19 +93,32 @@ impl OtelSink {
     /// # Ok::<(), actuator_otel::OtelError>(())
     /// ```
     pub fn shutdown(&self) -> Result<(), OtelError> {
-        self.processor.shutdown().map_err(OtelError::Export)
+        let spans = self.processor.shutdown();
+        if let Some(metrics) = &self.metrics {
+            metrics.shutdown().map_err(OtelError::Export)?;
+        }
+        spans.map_err(OtelError::Export)
     }
 
     /// Turns the event into spans: `in_span` is the Actuator span it was emitted in, when the
     /// emitter knows it (otherwise the span that began last and is still open).
     fn record(&self, event: &Event, in_span: Option<&str>) {
-        let span = self
-            .tracker
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .record(event, in_span);
+        let (span, names) = {
+            let mut tracker = self.tracker.lock().unwrap_or_else(PoisonError::into_inner);
+            let span = tracker.record(event, in_span);
+            let names = match event {
+                Event::Model(_) if self.metrics.is_some() => tracker.model_names(),
+                _ => None,
+            };
+            (span, names)
+        };
         if let Some(span) = span {
             self.processor.on_end(span);
+        }
+        if let (Event::Model(model), Some(metrics), Some((provider, request))) =
+            (event, &self.metrics, names)
+        {
+            metrics.record(model, provider.as_ref(), &request);
         }
     }
 }
@@ -134,6 +154,9 @@ pub struct OtelSinkBuilder {
     scheduled_delay: Duration,
     export_timeout: Duration,
     parent: Option<TraceContext>,
+    metrics: bool,
+    metrics_endpoint: Option<String>,
+    metrics_interval: Duration,
 }
 
 /// The default longest content attribute (16 KiB).
@@ -152,6 +175,9 @@ impl Default for OtelSinkBuilder {
             scheduled_delay: Duration::from_secs(1),
             export_timeout: Duration::from_secs(10),
             parent: None,
+            metrics: false,
+            metrics_endpoint: None,
+            metrics_interval: Duration::from_secs(60),
         }
     }
 }
@@ -244,6 +270,38 @@ impl OtelSinkBuilder {
         self
     }
 
+    /// Whether to export the conventions' client metrics too: `gen_ai.client.token.usage`
+    /// (by `gen_ai.token.type`) and `gen_ai.client.operation.duration`, per provider and
+    /// model. Off by default. Their endpoint is [`OtelSinkBuilder::metrics_endpoint`], or the
+    /// traces endpoint with `/v1/metrics` for `/v1/traces`.
+    ///
+    /// ```
+    /// let sink = actuator_otel::OtelSink::builder()
+    ///     .endpoint("http://127.0.0.1:4318/v1/traces")
+    ///     .metrics(true)
+    ///     .build()?;
+    /// # Ok::<(), actuator_otel::OtelError>(())
+    /// ```
+    #[must_use]
+    pub fn metrics(mut self, on: bool) -> Self {
+        self.metrics = on;
+        self
+    }
+
+    /// The OTLP/HTTP metrics endpoint, the full URL (`http://host:4318/v1/metrics`).
+    #[must_use]
+    pub fn metrics_endpoint(mut self, url: impl Into<String>) -> Self {
+        self.metrics_endpoint = Some(url.into());
+        self
+    }
+
+    /// How often metrics are exported (default 60 s; also at a flush and the shutdown).
+    #[must_use]
+    pub fn metrics_interval(mut self, interval: Duration) -> Self {
+        self.metrics_interval = interval;
+        self
+    }
+
     /// The sink, exporting over OTLP/HTTP (protobuf).
     ///
     /// # Errors
@@ -258,7 +316,54 @@ impl OtelSinkBuilder {
             exporter = exporter.with_endpoint(endpoint.clone());
         }
         let exporter = exporter.build().map_err(OtelError::Exporter)?;
-        Ok(self.build_with_exporter(exporter))
+        if !self.metrics {
+            return Ok(self.build_with_exporter(exporter));
+        }
+        let endpoint = self.metrics_endpoint.clone().or_else(|| {
+            let traces = self.endpoint.as_deref()?;
+            Some(match traces.strip_suffix("/v1/traces") {
+                Some(base) => format!("{base}/v1/metrics"),
+                None => traces.to_owned(),
+            })
+        });
+        let mut metrics = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .with_timeout(self.export_timeout)
+            .with_headers(self.headers.clone());
+        if let Some(endpoint) = endpoint {
+            metrics = metrics.with_endpoint(endpoint);
+        }
+        let metrics = metrics.build().map_err(OtelError::Exporter)?;
+        Ok(self.build_with_exporters(exporter, metrics))
+    }
+
+    /// The sink, exporting spans with `spans` and the client metrics with `metrics` (whatever
+    /// [`OtelSinkBuilder::metrics`] says).
+    ///
+    /// ```
+    /// use opentelemetry_sdk::metrics::InMemoryMetricExporter;
+    /// use opentelemetry_sdk::trace::InMemorySpanExporter;
+    /// let sink = actuator_otel::OtelSink::builder()
+    ///     .build_with_exporters(InMemorySpanExporter::default(), InMemoryMetricExporter::default());
+    /// sink.shutdown()?;
+    /// # Ok::<(), actuator_otel::OtelError>(())
+    /// ```
+    pub fn build_with_exporters(
+        self,
+        spans: impl SpanExporter + 'static,
+        metrics: impl PushMetricExporter,
+    ) -> OtelSink {
+        let resource = self.resource();
+        let interval = self.metrics_interval;
+        let mut sink = self.build_with_exporter(spans);
+        sink.metrics = Some(Metrics::new(metrics, interval, resource));
+        sink
+    }
+
+    fn resource(&self) -> Resource {
+        Resource::builder_empty()
+            .with_service_name(self.service_name.clone())
+            .build()
     }
 
     /// The sink, exporting with `exporter` (another protocol, or an in-memory exporter in
@@ -279,11 +384,7 @@ impl OtelSinkBuilder {
             .with_scheduled_delay(self.scheduled_delay)
             .build();
         let mut processor = BatchSpanProcessor::new(exporter, config);
-        processor.set_resource(
-            &Resource::builder_empty()
-                .with_service_name(self.service_name)
-                .build(),
-        );
+        processor.set_resource(&self.resource());
         OtelSink {
             tracker: Mutex::new(Tracker::new(
                 self.capture_content,
@@ -291,6 +392,7 @@ impl OtelSinkBuilder {
                 self.parent.as_ref(),
             )),
             processor,
+            metrics: None,
         }
     }
 }

@@ -160,6 +160,13 @@ impl Tracker {
         }
     }
 
+    /// The provider and request model of the last generation, for its metrics.
+    pub(crate) fn model_names(&self) -> Option<(Option<StringValue>, StringValue)> {
+        self.model_names
+            .as_ref()
+            .map(|n| (n.provider.clone(), n.request.clone()))
+    }
+
     /// The place of the span with Actuator id `id`, if open.
     fn open_place(&self, id: &str) -> Option<Place> {
         self.open.iter().rev().find(|s| s.id == id).map(|s| s.place)

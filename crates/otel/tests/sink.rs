@@ -8,14 +8,18 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use actuator_events::{
-    Event, EventSink, PendingToolEvent, SpanBeginEvent, SpanEndEvent, ToolEvent,
+    Event, EventSink, ModelEvent, PendingToolEvent, SharedMessages, SpanBeginEvent, SpanEndEvent,
+    ToolEvent,
 };
-use actuator_model::ToolCallError;
+use actuator_model::{GenerateConfig, ModelOutput, ModelUsage, ToolCallError};
 use actuator_otel::{MAX_OPEN_SPANS, OtelSink};
+use actuator_tool_core::ToolChoice;
 use actuator_tool_core::{ToolErrorKind, TraceContext};
 use opentelemetry::trace::Status;
 use opentelemetry::{Key, Value};
 use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::InMemoryMetricExporter;
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SpanData, SpanExporter};
 use serde_json::json;
 
@@ -298,4 +302,90 @@ fn runs_join_the_callers_trace_when_given_one() {
             .iter()
             .all(|s| s.span_context.trace_id() == agent.span_context.trace_id())
     );
+}
+
+fn generation(model: &str, tokens: (u64, u64), seconds: f64) -> Event {
+    let output = ModelOutput::from_content("scripted", "done")
+        .with_usage(ModelUsage::new(tokens.0, tokens.1));
+    Event::Model(Box::new(ModelEvent {
+        model: model.into(),
+        input: SharedMessages::default(),
+        tools: Arc::from(Vec::new()),
+        tool_choice: ToolChoice::default(),
+        config: GenerateConfig::default(),
+        output: Some(Arc::new(output)),
+        error: None,
+        started_at: 100.0,
+        completed_at: 100.0 + seconds,
+        working_time: seconds,
+        retries: 0,
+    }))
+}
+
+#[test]
+fn chat_spans_and_the_client_metrics_carry_provider_model_and_tokens() {
+    let spans = InMemorySpanExporter::default();
+    let metrics = InMemoryMetricExporter::default();
+    let sink = OtelSink::builder().build_with_exporters(spans.clone(), metrics.clone());
+    sink.emit(begin("a", None, "coder"));
+    sink.emit(generation("openai/gpt-4.1", (100, 10), 0.5));
+    sink.emit(generation("openai/gpt-4.1", (200, 20), 1.5));
+    sink.emit(end("a"));
+    sink.force_flush().unwrap();
+
+    let spans = spans.get_finished_spans().unwrap();
+    let chat = &spans[0];
+    assert_eq!(chat.name, "chat gpt-4.1");
+    assert_eq!(attr(chat, "gen_ai.provider.name"), Some(&"openai".into()));
+    assert_eq!(attr(chat, "gen_ai.request.model"), Some(&"gpt-4.1".into()));
+    assert_eq!(
+        attr(chat, "gen_ai.response.model"),
+        Some(&"scripted".into())
+    );
+    assert_eq!(
+        attr(chat, "gen_ai.usage.input_tokens"),
+        Some(&Value::I64(100))
+    );
+    assert_eq!(
+        attr(chat, "gen_ai.usage.output_tokens"),
+        Some(&Value::I64(10))
+    );
+    assert_eq!(chat.parent_span_id, spans[2].span_context.span_id());
+
+    let exported = metrics.get_finished_metrics().unwrap();
+    let mut tokens = Vec::new();
+    let mut durations = Vec::new();
+    for metric in exported
+        .iter()
+        .flat_map(|r| r.scope_metrics())
+        .flat_map(|s| s.metrics())
+    {
+        match (metric.name(), metric.data()) {
+            ("gen_ai.client.token.usage", AggregatedMetrics::U64(MetricData::Histogram(h))) => {
+                for point in h.data_points() {
+                    let kind = point
+                        .attributes()
+                        .find(|kv| kv.key.as_str() == "gen_ai.token.type")
+                        .map(|kv| kv.value.to_string());
+                    let provider = point
+                        .attributes()
+                        .find(|kv| kv.key.as_str() == "gen_ai.provider.name")
+                        .map(|kv| kv.value.to_string());
+                    assert_eq!(provider.as_deref(), Some("openai"));
+                    tokens.push((kind.unwrap(), point.count(), point.sum()));
+                }
+            }
+            (
+                "gen_ai.client.operation.duration",
+                AggregatedMetrics::F64(MetricData::Histogram(h)),
+            ) => durations.extend(h.data_points().map(|p| (p.count(), p.sum()))),
+            _ => {}
+        }
+    }
+    tokens.sort();
+    assert_eq!(
+        tokens,
+        [("input".to_owned(), 2, 300), ("output".to_owned(), 2, 30)]
+    );
+    assert_eq!(durations, [(2, 2.0)]);
 }
