@@ -23,7 +23,7 @@
 //! use opentelemetry_sdk::trace::InMemorySpanExporter;
 //!
 //! let exporter = InMemorySpanExporter::default();
-//! let sink = actuator_otel::OtelSink::builder().build_with_exporter(exporter.clone());
+//! let sink = actuator_otel::OtelSink::builder().build_with_exporter(exporter.clone())?;
 //! // What an agent run emits; `run(agent, input, RunOptions::default().events(sink))` does it.
 //! sink.emit(Event::SpanBegin(SpanBeginEvent {
 //!     id: "s1".into(),
@@ -40,11 +40,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attrs;
+mod builder;
 mod metrics;
 mod sink;
 mod spans;
 
-pub use sink::{DEFAULT_MAX_CONTENT_BYTES, OtelSink, OtelSinkBuilder};
+pub use builder::{DEFAULT_MAX_CONTENT_BYTES, OtelSinkBuilder};
+pub use sink::OtelSink;
 pub use spans::MAX_OPEN_SPANS;
 
 /// What can go wrong making or driving the exporter.
@@ -57,4 +59,10 @@ pub enum OtelError {
     /// Exporting (a flush or the shutdown) failed or timed out.
     #[error("exporting spans failed; is the collector reachable?")]
     Export(#[source] opentelemetry_sdk::error::OTelSdkError),
+    /// The thread that turns events into spans could not start.
+    #[error("could not start the thread that turns events into spans")]
+    Thread(#[source] std::io::Error),
+    /// The events emitted before a flush were not all turned into spans in time.
+    #[error("the events emitted so far were not turned into spans within {0:?}")]
+    Timeout(std::time::Duration),
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use actuator_events::{
-    Event, ModelEvent, PendingToolEvent, SpanBeginEvent, SpanEndEvent, ToolEvent, unix_now,
+    Event, ModelEvent, PendingToolEvent, SpanBeginEvent, SpanEndEvent, ToolEvent,
 };
 use actuator_model::{CompactString, StopReason};
 use actuator_tool_core::TraceContext;
@@ -143,13 +143,19 @@ impl Tracker {
 
     /// The spans `event` completes (none for most), given the Actuator span it was emitted
     /// in, when the emitter said so.
-    pub(crate) fn record(&mut self, event: &Event, in_span: Option<&str>) -> Option<SpanData> {
+    /// `at` is when the event was emitted (Unix seconds), the time of a span's begin or end.
+    pub(crate) fn record(
+        &mut self,
+        event: &Event,
+        in_span: Option<&str>,
+        at: f64,
+    ) -> Option<SpanData> {
         match event {
             Event::SpanBegin(begin) => {
-                self.begin(begin);
+                self.begin(begin, at);
                 None
             }
-            Event::SpanEnd(end) => self.end(end),
+            Event::SpanEnd(end) => self.end(end, at),
             Event::ToolPending(pending) => {
                 self.call_started(pending, in_span);
                 None
@@ -187,7 +193,7 @@ impl Tracker {
         }
     }
 
-    fn begin(&mut self, begin: &SpanBeginEvent) {
+    fn begin(&mut self, begin: &SpanBeginEvent, at: f64) {
         if self.open.len() >= MAX_OPEN_SPANS {
             return;
         }
@@ -211,13 +217,13 @@ impl Tracker {
             id: begin.id.clone(),
             place,
             parent: parent.map(|p| p.span),
-            start: system_time(unix_now()),
+            start: system_time(at),
             kind: begin.kind.clone(),
             name: begin.name.clone(),
         });
     }
 
-    fn end(&mut self, end: &SpanEndEvent) -> Option<SpanData> {
+    fn end(&mut self, end: &SpanEndEvent, at: f64) -> Option<SpanData> {
         let index = self.open.iter().rposition(|s| s.id == end.id)?;
         let span = self.open.remove(index);
         // Calls left running in an ended span will not complete here (a cancelled run).
@@ -243,7 +249,7 @@ impl Tracker {
             span.parent,
             SpanKind::Internal,
             name,
-            (span.start, system_time(unix_now())),
+            (span.start, system_time(at)),
             attributes,
             Status::Unset,
         ))

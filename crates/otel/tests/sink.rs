@@ -64,7 +64,10 @@ fn spans_of(events: Vec<Event>, capture: bool, max_content: usize) -> Vec<SpanDa
     let sink = OtelSink::builder()
         .capture_content(capture)
         .max_content_bytes(max_content)
-        .build_with_exporter(exporter.clone());
+        // Room for every event of the test at once: none is dropped however the threads run.
+        .max_queue_size(2 * MAX_OPEN_SPANS + 16)
+        .build_with_exporter(exporter.clone())
+        .unwrap();
     for event in events {
         sink.emit(event);
     }
@@ -215,7 +218,8 @@ fn a_stuck_collector_neither_blocks_emit_nor_queues_without_bound() {
         .max_queue_size(64)
         .max_export_batch_size(16)
         .scheduled_delay(Duration::from_millis(1))
-        .build_with_exporter(stuck.clone());
+        .build_with_exporter(stuck.clone())
+        .unwrap();
     let started = Instant::now();
     for i in 0..20_000 {
         let id = format!("s{i}");
@@ -230,9 +234,10 @@ fn a_stuck_collector_neither_blocks_emit_nor_queues_without_bound() {
     stuck.open.store(true, Ordering::SeqCst);
     sink.force_flush().unwrap();
     let exported = stuck.exported.load(Ordering::SeqCst);
-    // The queue and the batch in flight, nothing more: the rest was dropped.
+    // The events waiting (64, at most one span each), the spans waiting (64) and the batch in
+    // flight (16), nothing more: the rest of the 20 000 was dropped.
     assert!(
-        (1..=64 + 16).contains(&exported),
+        (1..=64 + 64 + 16).contains(&exported),
         "{exported} spans were kept"
     );
 }
@@ -278,7 +283,8 @@ fn runs_join_the_callers_trace_when_given_one() {
     let exporter = InMemorySpanExporter::default();
     let sink = OtelSink::builder()
         .parent(caller)
-        .build_with_exporter(exporter.clone());
+        .build_with_exporter(exporter.clone())
+        .unwrap();
     for event in [
         begin("a", None, "coder"),
         Event::Tool(Box::new(completed("c1", "echo", "a", "hello"))),
@@ -326,7 +332,9 @@ fn generation(model: &str, tokens: (u64, u64), seconds: f64) -> Event {
 fn chat_spans_and_the_client_metrics_carry_provider_model_and_tokens() {
     let spans = InMemorySpanExporter::default();
     let metrics = InMemoryMetricExporter::default();
-    let sink = OtelSink::builder().build_with_exporters(spans.clone(), metrics.clone());
+    let sink = OtelSink::builder()
+        .build_with_exporters(spans.clone(), metrics.clone())
+        .unwrap();
     sink.emit(begin("a", None, "coder"));
     sink.emit(generation("openai/gpt-4.1", (100, 10), 0.5));
     sink.emit(generation("openai/gpt-4.1", (200, 20), 1.5));
