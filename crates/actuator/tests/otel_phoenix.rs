@@ -118,7 +118,7 @@ impl Phoenix {
 
     fn wait_ready(&mut self, limit: Duration) {
         let started = Instant::now();
-        let client = reqwest::blocking::Client::new();
+        let client = client();
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("phoenix exited with {status}:\n{}", self.log_tail());
@@ -144,7 +144,7 @@ impl Phoenix {
     /// receives asynchronously), at most `limit`.
     fn spans(&self, want: usize, limit: Duration) -> Vec<Value> {
         let started = Instant::now();
-        let client = reqwest::blocking::Client::new();
+        let client = client();
         loop {
             let body: Value = client
                 .get(self.url("/v1/projects/default/spans?limit=1000"))
@@ -166,6 +166,15 @@ impl Drop for Phoenix {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A plain-HTTP client: reqwest's `rustls-no-provider` (the providers' feature) wants a TLS
+/// set-up even for `http://`, and this is the one the workspace's clients share.
+fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .tls_backend_preconfigured(actuator_model::tls::client_config(false, Vec::new()).unwrap())
+        .build()
+        .unwrap()
 }
 
 /// An attribute of a span as Phoenix returns it: flat (`"a.b": 1`) or nested (`{"a":{"b":1}}`).

@@ -211,8 +211,15 @@ impl OtelSinkBuilder {
     /// [`OtelError::Exporter`] when the exporter cannot be made (its HTTP client),
     /// [`OtelError::Thread`] when the thread that turns events into spans cannot start.
     pub fn build(self) -> Result<OtelSink, OtelError> {
+        // A plain `http://` endpoint needs no roots; one from the environment may be either.
+        let https = self
+            .endpoint
+            .as_deref()
+            .is_none_or(|e| e.starts_with("https:"));
+        let client = http_client(https, self.export_timeout)?;
         let mut exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
+            .with_http_client(client.clone())
             .with_timeout(self.export_timeout)
             .with_headers(self.headers.clone());
         if let Some(endpoint) = &self.endpoint {
@@ -231,6 +238,7 @@ impl OtelSinkBuilder {
         });
         let mut metrics = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
+            .with_http_client(client)
             .with_timeout(self.export_timeout)
             .with_headers(self.headers.clone());
         if let Some(endpoint) = endpoint {
@@ -316,4 +324,25 @@ impl OtelSinkBuilder {
             self.export_timeout,
         )
     }
+}
+
+/// The exporters' HTTP client: reqwest's blocking client (the SDK exports from threads of its
+/// own, without an async runtime), with the TLS set-up of the providers' and MCP clients
+/// (rustls on `ring`, handed to the client, the platform's roots for `https`), so that it
+/// works whichever other crates' reqwest features a program has. Built on a thread of its own:
+/// reqwest refuses to build a blocking client inside an async runtime.
+fn http_client(https: bool, timeout: Duration) -> Result<reqwest::blocking::Client, OtelError> {
+    let tls = actuator_model::tls::client_config(https, Vec::new()).map_err(OtelError::Tls)?;
+    std::thread::Builder::new()
+        .name("actuator-otel-client".to_owned())
+        .spawn(move || {
+            reqwest::blocking::Client::builder()
+                .tls_backend_preconfigured(tls)
+                .timeout(timeout)
+                .build()
+        })
+        .map_err(OtelError::Thread)?
+        .join()
+        .map_err(|_| OtelError::Thread(std::io::Error::other("building the HTTP client panicked")))?
+        .map_err(OtelError::HttpClient)
 }

@@ -59,6 +59,12 @@ pub enum OtelError {
     /// Exporting (a flush or the shutdown) failed or timed out.
     #[error("exporting spans failed; is the collector reachable?")]
     Export(#[source] opentelemetry_sdk::error::OTelSdkError),
+    /// The TLS settings of the exporter's HTTP client could not be built.
+    #[error("the TLS settings of the exporter's HTTP client cannot be built")]
+    Tls(#[source] actuator_model::tls::TlsError),
+    /// The exporter's HTTP client could not be built.
+    #[error("the exporter's HTTP client cannot be built")]
+    HttpClient(#[source] reqwest::Error),
     /// The thread that turns events into spans could not start.
     #[error("could not start the thread that turns events into spans")]
     Thread(#[source] std::io::Error),

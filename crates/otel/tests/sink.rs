@@ -397,3 +397,21 @@ fn chat_spans_and_the_client_metrics_carry_provider_model_and_tokens() {
     );
     assert_eq!(durations, [(2, 2.0)]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_otlp_sink_is_built_and_shut_down_inside_an_async_runtime() {
+    // The exporter's client is reqwest's blocking one, which must not run on a runtime's
+    // thread: the sink builds it on a thread of its own and exports from the SDK's.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sink = OtelSink::builder()
+        .endpoint(format!("http://127.0.0.1:{port}/v1/traces"))
+        .export_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    sink.emit(begin("a", None, "coder"));
+    sink.emit(end("a"));
+    let _ = tokio::task::spawn_blocking(move || sink.shutdown())
+        .await
+        .unwrap();
+}
