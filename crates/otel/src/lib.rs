@@ -41,6 +41,7 @@
 
 mod attrs;
 mod builder;
+mod inbox;
 mod metrics;
 mod sink;
 mod spans;

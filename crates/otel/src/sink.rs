@@ -1,13 +1,14 @@
 //! [`OtelSink`]: the event sink that exports a run's spans, and its builder.
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 use actuator_events::{Event, EventSink, unix_now};
 use opentelemetry_sdk::trace::{BatchSpanProcessor, SpanProcessor};
 
 use crate::OtelError;
+use crate::inbox::Inbox;
 use crate::metrics::Metrics;
 use crate::spans::Tracker;
 
@@ -40,7 +41,7 @@ use crate::spans::Tracker;
 /// # Ok::<(), actuator_otel::OtelError>(())
 /// ```
 pub struct OtelSink {
-    events: SyncSender<Message>,
+    events: Arc<Inbox<Message>>,
     outlet: Arc<Outlet>,
     /// How long a flush waits for the sink's own thread.
     timeout: Duration,
@@ -109,12 +110,12 @@ impl OtelSink {
         queue: usize,
         timeout: Duration,
     ) -> Result<OtelSink, OtelError> {
-        let (events, received) = sync_channel(queue);
+        let events = Arc::new(Inbox::new(queue));
         let outlet = Arc::new(outlet);
-        let shared = Arc::clone(&outlet);
+        let (inbox, shared) = (Arc::clone(&events), Arc::clone(&outlet));
         std::thread::Builder::new()
             .name("actuator-otel".to_owned())
-            .spawn(move || convert(tracker, &shared, &received))
+            .spawn(move || convert(tracker, &shared, &inbox))
             .map_err(OtelError::Thread)?;
         Ok(OtelSink {
             events,
@@ -129,32 +130,36 @@ impl OtelSink {
         let deadline = Instant::now() + self.timeout;
         let (ack, done) = sync_channel(1);
         let mut message = Message::Flush(ack);
-        loop {
-            match self.events.try_send(message) {
-                Ok(()) => break,
-                // The thread ended: nothing is left to turn into spans.
-                Err(TrySendError::Disconnected(_)) => return Ok(()),
-                Err(TrySendError::Full(again)) if Instant::now() < deadline => {
-                    message = again;
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                Err(TrySendError::Full(_)) => return Err(OtelError::Timeout(self.timeout)),
+        while let Err(again) = self.events.push(message) {
+            if Instant::now() >= deadline {
+                return Err(OtelError::Timeout(self.timeout));
             }
+            message = again;
+            self.events.wake();
+            std::thread::sleep(Duration::from_millis(1));
         }
+        self.events.wake();
         let left = deadline.saturating_duration_since(Instant::now());
         done.recv_timeout(left)
             .map_err(|_| OtelError::Timeout(self.timeout))
     }
 }
 
+impl Drop for OtelSink {
+    fn drop(&mut self) {
+        // The thread turns what is queued into spans, then ends.
+        self.events.close();
+    }
+}
+
 /// The sink's thread: events in, spans and metrics out, until the sink is dropped.
-fn convert(mut tracker: Tracker, outlet: &Outlet, received: &Receiver<Message>) {
-    for message in received {
+fn convert(mut tracker: Tracker, outlet: &Outlet, inbox: &Inbox<Message>) {
+    inbox.receive(|message| {
         let (event, at) = match message {
             Message::Event(event, at) => (event, at),
             Message::Flush(ack) => {
                 let _ = ack.send(());
-                continue;
+                return;
             }
         };
         if let Some(span) = tracker.record(&event, None, at) {
@@ -165,7 +170,7 @@ fn convert(mut tracker: Tracker, outlet: &Outlet, received: &Receiver<Message>) 
         {
             metrics.record(model, provider.as_ref(), &request);
         }
-    }
+    });
 }
 
 impl EventSink for OtelSink {
@@ -175,6 +180,6 @@ impl EventSink for OtelSink {
             _ => 0.0,
         };
         // A full queue drops the event: the run is never slowed by its export.
-        let _ = self.events.try_send(Message::Event(event, at));
+        let _ = self.events.push(Message::Event(event, at));
     }
 }
