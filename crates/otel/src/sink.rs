@@ -22,10 +22,13 @@ use crate::spans::Tracker;
 ///
 /// `emit` never blocks and never waits for the collector: it moves the event into a bounded
 /// queue, and a thread of the sink's turns events into spans, which go into a second bounded
-/// queue that the SDK's thread exports in batches ([`OtelSinkBuilder::max_queue_size`] bounds
-/// both); when either is full (a slow or dead collector) new ones are dropped. So the run's
-/// thread pays for one move, and building spans and encoding them happen elsewhere. Call
-/// [`OtelSink::shutdown`] at the end to export what is still queued.
+/// queue that the SDK's thread exports in batches ([`max_queue_size`] bounds both); when
+/// either is full (a slow or dead collector) new ones are dropped. So the run's thread pays
+/// for one move, and building spans and encoding them happen elsewhere. Call
+/// [`OtelSink::shutdown`] at the end to export what is still queued; dropping the sink turns
+/// what is queued into spans but does not wait for their export.
+///
+/// [`max_queue_size`]: crate::OtelSinkBuilder::max_queue_size
 ///
 /// ```
 /// use std::sync::Arc;
