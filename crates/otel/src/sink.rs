@@ -25,8 +25,8 @@ use crate::spans::Tracker;
 /// queue that the SDK's thread exports in batches ([`max_queue_size`] bounds both); when
 /// either is full (a slow or dead collector) new ones are dropped. So the run's thread pays
 /// for one move, and building spans and encoding them happen elsewhere. Call
-/// [`OtelSink::shutdown`] at the end to export what is still queued; dropping the sink turns
-/// what is queued into spans but does not wait for their export.
+/// [`OtelSink::shutdown`] at the end to export what is still queued: dropping the sink
+/// without it loses the spans not yet exported.
 ///
 /// [`max_queue_size`]: crate::OtelSinkBuilder::max_queue_size
 ///
@@ -150,7 +150,8 @@ impl OtelSink {
 
 impl Drop for OtelSink {
     fn drop(&mut self) {
-        // The thread turns what is queued into spans, then ends.
+        // The thread ends once it has drained the queue; what `shutdown` did not export is
+        // dropped with the processor.
         self.events.close();
     }
 }
