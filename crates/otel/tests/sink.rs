@@ -415,3 +415,30 @@ async fn the_otlp_sink_is_built_and_shut_down_inside_an_async_runtime() {
         .await
         .unwrap();
 }
+
+#[test]
+fn an_idle_sink_wakes_for_the_next_event_without_a_flush() {
+    let exporter = InMemorySpanExporter::default();
+    let sink = OtelSink::builder()
+        .scheduled_delay(Duration::from_millis(1))
+        .build_with_exporter(exporter.clone())
+        .unwrap();
+    let wait_for = |names: usize| {
+        let started = Instant::now();
+        while exporter.get_finished_spans().unwrap().len() < names {
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "the sink's thread was not woken"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    sink.emit(begin("a", None, "first"));
+    sink.emit(end("a"));
+    wait_for(1);
+    // Long enough for the sink's thread to go from dozing to asleep.
+    std::thread::sleep(Duration::from_millis(100));
+    sink.emit(begin("b", None, "second"));
+    sink.emit(end("b"));
+    wait_for(2);
+}
