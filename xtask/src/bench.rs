@@ -234,6 +234,13 @@ pub fn main(args: &[String]) -> Result<(), String> {
     if options.runs("w5") {
         step("W5: react agents, one process per K, peak RSS read from /proc");
         w5(&bin("react")?, options.quick, &mut rust)?;
+        // Issue 37: the OTLP exporter on (batching to a receiver on loopback) against events
+        // off, interleaved in one process as the events ratio above.
+        let runs = if options.quick { "200" } else { "1000" };
+        results(
+            &capture(Command::new(bin("react_otel")?).args(["--k", "1", "--runs", runs]))?,
+            &mut rust,
+        );
     }
     // The canned server stays up until the Python reference has run against it too.
     let w6_server = if options.runs("w6") {
@@ -388,6 +395,8 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-mcp",
         "-p",
         "actuator-providers",
+        "-p",
+        "actuator-otel",
         "--benches",
     ]);
     let mut example = Command::new(cargo());

@@ -19,6 +19,7 @@
 //! | `providers` | `get_model("openai/…")`, Anthropic, OpenAI-compatible servers; typed errors, retries | `providers` |
 //! | `eval` | `Task`, datasets, scorers, `eval` with progress, logs `inspect view` reads | `eval` |
 //! | `mcp` | MCP servers' tools for agents (`mcp_tools`, a `ToolSource`), and `ToolDef`s served over MCP (`ToolServer`, `serve_stdio`, `serve_http`) | `mcp` |
+//! | `otel` | `OtelSink`: a run's agent, model and tool spans with OpenTelemetry's GenAI conventions, exported over OTLP/HTTP | `otel` |
 //! | `sandbox`, `tools` | the `Sandbox` trait and `LocalSandbox` (bubblewrap); `bash`, `python`, `text_editor`, `bash_session`, `think` | `tools` (default) |
 //!
 //! ```
@@ -120,6 +121,10 @@ pub use actuator_eval as eval;
 #[cfg(feature = "providers")]
 #[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
 pub use actuator_providers as providers;
+
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub use actuator_otel as otel;
 
 #[cfg(feature = "tools")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
