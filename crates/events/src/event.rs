@@ -9,8 +9,8 @@ use actuator_model::{GenerateConfig, ModelOutput};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
-use crate::stream_event::ModelStreamEvent;
 use crate::review_event::ReviewEvent;
+use crate::stream_event::ModelStreamEvent;
 use crate::tool_event::{PendingToolEvent, ToolEvent};
 
 /// What an approver decided.

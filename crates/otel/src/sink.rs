@@ -52,9 +52,10 @@ pub struct OtelSink {
 
 /// What the sink's thread is sent.
 enum Message {
-    /// An event, and when it was emitted (Unix seconds; read only for span begin and end,
-    /// which carry no time of their own).
-    Event(Event, f64),
+    /// An event, when it was emitted (Unix seconds; read only for span begin and end, which
+    /// carry no time of their own), and the span it was emitted in when the emitter said
+    /// ([`EventSink::emit_in`]).
+    Event(Event, f64, Option<Arc<str>>),
     /// Answer once every event sent before has been turned into spans.
     Flush(SyncSender<()>),
 }
@@ -159,14 +160,14 @@ impl Drop for OtelSink {
 /// The sink's thread: events in, spans and metrics out, until the sink is dropped.
 fn convert(mut tracker: Tracker, outlet: &Outlet, inbox: &Inbox<Message>) {
     inbox.receive(|message| {
-        let (event, at) = match message {
-            Message::Event(event, at) => (event, at),
+        let (event, at, in_span) = match message {
+            Message::Event(event, at, in_span) => (event, at, in_span),
             Message::Flush(ack) => {
                 let _ = ack.send(());
                 return;
             }
         };
-        if let Some(span) = tracker.record(&event, None, at) {
+        if let Some(span) = tracker.record(&event, in_span.as_deref(), at) {
             outlet.processor.on_end(span);
         }
         if let (Event::Model(model), Some(metrics)) = (&event, &outlet.metrics)
@@ -177,13 +178,30 @@ fn convert(mut tracker: Tracker, outlet: &Outlet, inbox: &Inbox<Message>) {
     });
 }
 
-impl EventSink for OtelSink {
-    fn emit(&self, event: Event) {
+impl OtelSink {
+    fn send(&self, event: Event, in_span: Option<Arc<str>>) {
         let at = match &event {
             Event::SpanBegin(_) | Event::SpanEnd(_) => unix_now(),
             _ => 0.0,
         };
         // A full queue drops the event: the run is never slowed by its export.
-        let _ = self.events.push(Message::Event(event, at));
+        let _ = self.events.push(Message::Event(event, at, in_span));
+    }
+}
+
+impl EventSink for OtelSink {
+    fn emit(&self, event: Event) {
+        self.send(event, None);
+    }
+
+    /// Keeps the span a model event was emitted in (other events carry their own, or need
+    /// none), so that generations of sub-agents running side by side are placed under their
+    /// own agent, not under whichever began last.
+    fn emit_in(&self, span_id: Option<&str>, event: Event) {
+        let in_span = match &event {
+            Event::Model(_) => span_id.map(Arc::from),
+            _ => None,
+        };
+        self.send(event, in_span);
     }
 }

@@ -199,13 +199,19 @@ impl Tracker {
         }
         let parent = begin.parent_id.as_deref().and_then(|id| {
             // An agent started by a tool call (as_tool, handoff) begins in the span of the
-            // agent that called the tool: when exactly one call is running there, it is that
-            // call's child. With several calls running at once the call is not known from
-            // the event, and the span's parent is the calling agent's.
+            // agent that called the tool, and is that call's child: the call the event names,
+            // or, from an emitter that names none, the one call running there. With several
+            // running and none named, the span's parent is the calling agent's.
             let mut running = self
                 .calls
                 .iter()
                 .filter(|c| c.in_span.as_deref() == Some(id));
+            if let Some(call_id) = begin.tool_call_id.as_deref() {
+                return running
+                    .find(|c| c.call_id.as_str() == call_id)
+                    .map(|c| c.place)
+                    .or_else(|| self.open_place(id));
+            }
             match (running.next(), running.next()) {
                 (Some(call), None) => Some(call.place),
                 _ => self.open_place(id),

@@ -184,6 +184,65 @@ fn an_agent_run_by_a_tool_call_is_that_calls_child() {
 }
 
 #[test]
+fn an_agent_that_names_its_call_is_that_calls_child_among_several() {
+    let mut named = begin("inner", Some("outer"), "calculator");
+    if let Event::SpanBegin(b) = &mut named {
+        b.tool_call_id = Some("s3".into());
+    }
+    let spans = spans_of(
+        vec![
+            begin("outer", None, "supervisor"),
+            pending("s2", "calculator", "outer"),
+            pending("s3", "calculator", "outer"),
+            named,
+            end("inner"),
+            Event::Tool(Box::new(completed("s2", "calculator", "outer", "1"))),
+            Event::Tool(Box::new(completed("s3", "calculator", "outer", "2"))),
+            end("outer"),
+        ],
+        false,
+        1024,
+    );
+    let call = |id: &'static str| {
+        spans
+            .iter()
+            .find(|s| attr(s, "gen_ai.tool.call.id") == Some(&Value::from(id)))
+            .unwrap()
+    };
+    let inner = spans
+        .iter()
+        .find(|s| s.name == "invoke_agent calculator")
+        .unwrap();
+    assert_eq!(inner.parent_span_id, call("s3").span_context.span_id());
+    assert_ne!(inner.parent_span_id, call("s2").span_context.span_id());
+}
+
+#[test]
+fn a_generation_is_placed_in_the_span_it_was_emitted_in() {
+    // Two sub-agents side by side: the generation of the first arrives after the second
+    // began, and says where it was emitted.
+    let exporter = InMemorySpanExporter::default();
+    let sink = OtelSink::builder()
+        .build_with_exporter(exporter.clone())
+        .unwrap();
+    sink.emit(begin("root", None, "supervisor"));
+    sink.emit(begin("a", Some("root"), "left"));
+    sink.emit(begin("b", Some("root"), "right"));
+    sink.emit_in(Some("a"), generation("openai/gpt-4.1", (10, 1), 0.1));
+    for id in ["b", "a", "root"] {
+        sink.emit(end(id));
+    }
+    sink.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    let named = |n: &str| spans.iter().find(|s| s.name == n).unwrap();
+    let chat = spans.iter().find(|s| s.name.starts_with("chat")).unwrap();
+    assert_eq!(
+        chat.parent_span_id,
+        named("invoke_agent left").span_context.span_id()
+    );
+}
+
+#[test]
 fn open_spans_past_the_bound_are_not_tracked() {
     let mut events: Vec<Event> = (0..=MAX_OPEN_SPANS)
         .map(|i| begin(&format!("s{i}"), None, &format!("agent{i}")))
