@@ -13,7 +13,6 @@ use actuator_tool_core::{
     ToolFailure, ToolKind, ToolOutput, check_nesting_depth,
 };
 use futures_util::FutureExt;
-use futures_util::future::Either;
 use serde_json::{Map, Value};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, apply_policies, default_view};
@@ -82,21 +81,20 @@ impl Runner<'_> {
     /// A tool without canonical arguments in a run without review takes the plain path, whose
     /// future is what every call carries; canonical arguments and review (rare) are a boxed
     /// future of their own around it.
-    pub(crate) fn pipeline<'s>(
-        &'s self,
-        call: &'s ToolCall,
-        names: &'s CallNames,
-        def: &'s ToolDef,
-        arguments: &'s Arc<Value>,
-        extensions: &'s Extensions,
-        attempt: &'s mut Attempt,
-    ) -> impl Future<Output = Result<Landed, Failed>> + Send + 's {
+    pub(crate) async fn pipeline(
+        &self,
+        call: &ToolCall,
+        names: &CallNames,
+        def: &ToolDef,
+        arguments: &Arc<Value>,
+        extensions: &Extensions,
+        attempt: &mut Attempt,
+    ) -> Result<Landed, Failed> {
         if self.options.review.is_empty() && def.canonical_arguments().is_none() {
-            Either::Left(self.invoke(call, names, def, arguments, extensions, attempt, ()))
+            self.invoke(call, names, def, arguments, extensions, attempt, ())
+                .await
         } else {
-            Either::Right(Box::pin(
-                self.governed(call, names, def, arguments, extensions, attempt),
-            ))
+            Box::pin(self.governed(call, names, def, arguments, extensions, attempt)).await
         }
     }
 
