@@ -20,7 +20,7 @@ pub(crate) enum Stop {
         modified: String,
     },
     /// A reviewer ended the run after the call ran (boxed: the result it saw is recorded).
-    ReviewTerminated(Box<crate::reviewing::ReviewStop>),
+    ReviewTerminated(Box<crate::review::ReviewStop>),
 }
 
 /// What the calls of one `execute_tools` run share: the conversation, the tools, the options.

@@ -96,7 +96,7 @@ impl ExecError {
     pub fn termination(&self) -> Option<&'static str> {
         match self {
             ExecError::Terminated { .. } => Some("Tool call approver requested termination."),
-            ExecError::ReviewTerminated { .. } => Some(crate::reviewing::REVIEW_TERMINATED),
+            ExecError::ReviewTerminated { .. } => Some(crate::review::REVIEW_TERMINATED),
             _ => None,
         }
     }

@@ -47,7 +47,7 @@ pub use review::{
 mod review_config;
 pub use review_config::{ReviewConfigError, ReviewerRegistry};
 mod reviewing;
-pub use reviewing::REVIEW_TERMINATED;
+pub use review::REVIEW_TERMINATED;
 
 mod cancel;
 pub use cancel::{CANCELLED_BY_OPERATOR, ToolCallCanceller};

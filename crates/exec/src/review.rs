@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use actuator_events::ToolEvent;
 use actuator_model::{BoxFuture, ChatMessage, MessageContent, ToolCall, ToolCallError};
 use actuator_tool_core::{ToolCallView, ToolOutput};
 use serde_json::{Map, Value};
@@ -11,6 +12,29 @@ use serde_json::{Map, Value};
 pub use actuator_events::ReviewDecision;
 
 use crate::approval::{ToolPattern, parse_patterns};
+
+/// Why a run ends when a reviewer terminates it (the reference's `TerminateSampleError`
+/// reason).
+pub const REVIEW_TERMINATED: &str = "Tool result reviewer requested termination.";
+
+/// The result a reviewer terminated the run on: recorded on the call's event, as the
+/// reference keeps an executed call's result when its review stops the sample (empty when the
+/// review was of a call inside an agent this call ran; that call's event has it).
+#[derive(Default)]
+pub(crate) struct ReviewStop {
+    pub(crate) content: MessageContent,
+    pub(crate) error: Option<ToolCallError>,
+    pub(crate) truncated: Option<(usize, usize)>,
+}
+
+impl ReviewStop {
+    /// Puts the reviewed result on the call's completed event.
+    pub(crate) fn record(&mut self, event: &mut ToolEvent) {
+        event.result = std::mem::take(&mut self.content);
+        event.error = self.error.take();
+        event.truncated = self.truncated.take();
+    }
+}
 
 /// A reviewer's answer (the reference's `Review`).
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
-use actuator_events::{ReviewEvent, ToolEvent};
+use actuator_events::ReviewEvent;
 use actuator_model::{MessageContent, ToolArguments, ToolCall, ToolCallError};
 use actuator_tool_core::__private::panic_message;
 use actuator_tool_core::{
@@ -18,35 +18,12 @@ use serde_json::{Map, Value};
 use crate::approval::default_view;
 use crate::call::{Attempt, ReviewList, Runner, Stop};
 use crate::pipeline::{Failed, Landed, object, tool_view};
-use crate::review::{ReviewDecision, ReviewRequest, apply_review_policies};
-
-/// Why a run ends when a reviewer terminates it (the reference's `TerminateSampleError`
-/// reason).
-pub const REVIEW_TERMINATED: &str = "Tool result reviewer requested termination.";
+use crate::review::{ReviewDecision, ReviewRequest, ReviewStop, apply_review_policies};
 
 /// A call with its canonical arguments, and those arguments as the tool will take them.
 pub(crate) struct Canonical {
     pub(crate) call: ToolCall,
     pub(crate) arguments: Arc<Value>,
-}
-
-/// The result a reviewer terminated the run on: recorded on the call's event, as the
-/// reference keeps an executed call's result when its review stops the sample (empty when the
-/// review was of a call inside an agent this call ran; that call's event has it).
-#[derive(Default)]
-pub(crate) struct ReviewStop {
-    content: MessageContent,
-    error: Option<ToolCallError>,
-    truncated: Option<(usize, usize)>,
-}
-
-impl ReviewStop {
-    /// Puts the reviewed result on the call's completed event.
-    pub(crate) fn record(&mut self, event: &mut ToolEvent) {
-        event.result = std::mem::take(&mut self.content);
-        event.error = self.error.take();
-        event.truncated = self.truncated.take();
-    }
 }
 
 impl Runner<'_> {

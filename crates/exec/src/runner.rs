@@ -349,7 +349,7 @@ impl Runner<'_> {
                     Stop::Limit(limit) => limit.to_string(),
                     Stop::Terminated => "Tool call approver requested termination.".to_owned(),
                     Stop::BadModify { modified } => format!("modified call names '{modified}'"),
-                    Stop::ReviewTerminated(_) => crate::reviewing::REVIEW_TERMINATED.to_owned(),
+                    Stop::ReviewTerminated(_) => crate::review::REVIEW_TERMINATED.to_owned(),
                 };
                 tracing::warn!(fatal = fatal.as_str(), "tool call stopped the run");
                 if let Some(mut e) = event {
