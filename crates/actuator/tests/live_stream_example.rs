@@ -5,28 +5,13 @@
 #![cfg(all(feature = "macros", feature = "multi"))]
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
-use std::path::Path;
+mod support;
 
 #[test]
 fn the_live_view_shows_each_agents_streamed_text_where_it_ran() {
-    let exe = std::env::current_exe().unwrap();
-    let example = exe
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("examples/live_stream");
-    if !example.exists() {
-        let reason = format!("the built example is missing at {}", example.display());
-        assert!(std::env::var_os("CI").is_none(), "{reason} (CI is set)");
-        eprintln!("skipped: {reason}");
+    let Some(text) = support::run_example("live_stream") else {
         return;
-    }
-    let out = std::process::Command::new(&example)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
+    };
     let lines: Vec<&str> = text.lines().collect();
     let at = |line: &str| {
         lines

@@ -5,29 +5,13 @@
 #![cfg(all(feature = "macros", feature = "agent"))]
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
-use std::path::Path;
+mod support;
 
 #[test]
 fn the_quickstart_transcript_shows_each_call_once_with_its_result() {
-    // The test binary is target/<profile>/deps/<name>; the example is built beside deps.
-    let exe = std::env::current_exe().unwrap();
-    let example = exe
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("examples/quickstart");
-    if !example.exists() {
-        let reason = format!("the built example is missing at {}", example.display());
-        assert!(std::env::var_os("CI").is_none(), "{reason} (CI is set)");
-        eprintln!("skipped: {reason}");
+    let Some(text) = support::run_example("quickstart") else {
         return;
-    }
-    let out = std::process::Command::new(&example)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
+    };
     let tools: Vec<&str> = text
         .lines()
         .map(str::trim)

@@ -6,29 +6,13 @@
 #![cfg(all(feature = "macros", feature = "exec"))]
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
-use std::path::Path;
+mod support;
 
 #[test]
 fn the_review_example_refuses_the_traversal_and_stops_at_the_key() {
-    // The test binary is target/<profile>/deps/<name>; the example is built beside deps.
-    let exe = std::env::current_exe().unwrap();
-    let example = exe
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("examples/review");
-    if !example.exists() {
-        let reason = format!("the built example is missing at {}", example.display());
-        assert!(std::env::var_os("CI").is_none(), "{reason} (CI is set)");
-        eprintln!("skipped: {reason}");
+    let Some(text) = support::run_example("review") else {
         return;
-    }
-    let out = std::process::Command::new(&example)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
+    };
     assert!(text.contains("tool read_file → buy milk"), "{text}");
     assert!(
         text.contains("tool read_file failed (approval): Automatic decision."),
