@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use actuator_tool_core::{ToolChoice, ToolInfo};
+use actuator_tool_core::{ToolChoice, ToolInfo, TraceContext};
 
 use crate::config::{self, GenerateConfig};
 use crate::message::ChatMessage;
@@ -55,6 +55,11 @@ pub struct GenerateRequest<'a> {
     /// Who hears of the retries the provider makes and the time it waits between them
     /// (see [`GenerateRequest::wait_for_retry`]). Default: nobody.
     pub observer: Option<&'a dyn GenerateObserver>,
+    /// The W3C trace context the request belongs to: a provider sends it as the
+    /// `traceparent` (and `tracestate`) headers, so a traced run links to the server's spans.
+    /// Default: none, and no header is sent. A run passes the [`TraceContext`] in its
+    /// resources (the one MCP calls carry in `_meta` too).
+    pub trace: Option<&'a TraceContext>,
     /// The tools as a shared list, when the caller has them so: kept to be shared rather than
     /// copied by whoever records the request (see [`GenerateRequest::tools_arc`]).
     shared_tools: Option<&'a Arc<[Arc<ToolInfo>]>>,
@@ -82,6 +87,7 @@ impl<'a> GenerateRequest<'a> {
             tool_choice: &AUTO,
             config: &config::DEFAULT,
             observer: None,
+            trace: None,
             shared_tools: None,
         }
     }
@@ -160,6 +166,23 @@ impl<'a> GenerateRequest<'a> {
     #[must_use]
     pub fn observer(mut self, observer: &'a dyn GenerateObserver) -> Self {
         self.observer = Some(observer);
+        self
+    }
+
+    /// The trace context the request belongs to, sent as `traceparent` (see
+    /// [`GenerateRequest::trace`]).
+    ///
+    /// ```
+    /// use actuator_model::{ChatMessage, GenerateRequest};
+    /// use actuator_tool_core::TraceContext;
+    /// let trace = TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+    /// let input = [ChatMessage::user("hi")];
+    /// let request = GenerateRequest::new(&input).trace(&trace);
+    /// assert_eq!(request.trace.map(|t| t.traceparent()), Some(trace.traceparent()));
+    /// ```
+    #[must_use]
+    pub fn trace(mut self, trace: &'a TraceContext) -> Self {
+        self.trace = Some(trace);
         self
     }
 

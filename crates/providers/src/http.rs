@@ -7,6 +7,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use actuator_model::{ErrorCause, GenerateRequest, RetryReport};
+use actuator_tool_core::TraceContext;
 
 use crate::error::{ProviderError, snippet};
 use crate::retry::{RetryPolicy, retry_after};
@@ -184,7 +185,7 @@ impl Transport {
         let url = self.url(path);
         let bytes = self.encode(body)?;
         self.with_retries(&url, request, || async {
-            let response = self.send(&url, &bytes, false).await?;
+            let response = self.send(&url, &bytes, false, request.trace).await?;
             match self.read_body(&url, response, self.max_event).await? {
                 (body, false) => Ok(body),
                 (_, true) => Err(Failure::Other(ProviderError::ResponseTooLarge {
@@ -211,7 +212,7 @@ impl Transport {
         let url = self.url(path);
         let bytes = self.encode(body)?;
         self.with_retries(&url, request, || async {
-            let response = self.send(&url, &bytes, true).await?;
+            let response = self.send(&url, &bytes, true, request.trace).await?;
             let mut chunks = response.bytes_stream();
             let mut parser = SseParser::new(self.max_event);
             let mut events = Vec::new();
@@ -336,8 +337,15 @@ impl Transport {
         }
     }
 
-    /// Sends one request; a failed status (its body read) is `Err(Failure::Status)`.
-    async fn send(&self, url: &str, body: &[u8], sse: bool) -> Result<reqwest::Response, Failure> {
+    /// Sends one request, with the W3C trace context headers when the request belongs to a
+    /// trace; a failed status (its body read) is `Err(Failure::Status)`.
+    async fn send(
+        &self,
+        url: &str,
+        body: &[u8],
+        sse: bool,
+        trace: Option<&TraceContext>,
+    ) -> Result<reqwest::Response, Failure> {
         let mut request = self
             .client
             .post(url)
@@ -346,6 +354,13 @@ impl Transport {
             .body(body.to_vec());
         if sse {
             request = request.header(reqwest::header::ACCEPT, "text/event-stream");
+        }
+        if let Some(trace) = trace {
+            request = request.header("traceparent", trace.traceparent());
+            // Bounded and checked when the context was made (`MAX_TRACESTATE_LEN`).
+            if let Some(state) = trace.tracestate() {
+                request = request.header("tracestate", state);
+            }
         }
         if let Some(timeout) = self.timeout {
             request = request.timeout(timeout);

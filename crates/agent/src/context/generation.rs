@@ -13,7 +13,7 @@ use actuator_events::{
 use actuator_model::{
     GenerateObserver, GenerateRequest, Model, ModelError, ModelOutput, RetryReport, StreamDelta,
 };
-use actuator_tool_core::ToolChoice;
+use actuator_tool_core::{ToolChoice, TraceContext};
 use tracing::Instrument;
 
 use super::RunContext;
@@ -149,10 +149,15 @@ impl RunContext {
                 streamed: AtomicBool::new(false),
             };
             let config = request.config;
-            let offered_request = request
+            let mut offered_request = request
                 .tools(&offered)
                 .tool_choice(&choice)
                 .observer(&observer);
+            // The run's trace context reaches the provider's HTTP request, as it reaches MCP
+            // calls' `_meta`, unless the caller gave the request its own.
+            if offered_request.trace.is_none() {
+                offered_request.trace = self.resource::<TraceContext>();
+            }
             // Read before the request moves into the model: the list the event can share.
             let shared_tools = offered_request.tools_arc();
             let input = offered_request.input;
