@@ -339,6 +339,10 @@ fn http_client(https: bool, timeout: Duration) -> Result<reqwest::blocking::Clie
             reqwest::blocking::Client::builder()
                 .tls_backend_preconfigured(tls)
                 .timeout(timeout)
+                // A collector has no reason to redirect, and reqwest keeps custom headers (a
+                // collector's key in `x-api-key`, say) across origins: a redirect is an
+                // export error, never a request elsewhere with the credentials.
+                .redirect(reqwest::redirect::Policy::none())
                 .build()
         })
         .map_err(OtelError::Thread)?

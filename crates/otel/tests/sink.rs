@@ -303,6 +303,61 @@ fn a_stuck_collector_neither_blocks_emit_nor_queues_without_bound() {
 }
 
 #[test]
+fn a_collector_that_redirects_never_gets_its_credentials_sent_elsewhere() {
+    use std::io::{Read, Write};
+    // `elsewhere` counts what reaches it; the collector redirects every export there.
+    let elsewhere = TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere_port = elsewhere.local_addr().unwrap().port();
+    elsewhere.set_nonblocking(true).unwrap();
+    let collector = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = collector.local_addr().unwrap().port();
+    let redirecting = std::thread::spawn(move || {
+        let mut served = 0;
+        collector.set_nonblocking(true).unwrap();
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            let Ok((mut stream, _)) = collector.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            stream.set_nonblocking(false).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(1)))
+                .unwrap();
+            let mut request = [0u8; 65536];
+            let _ = stream.read(&mut request);
+            let answer = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nlocation: http://127.0.0.1:{elsewhere_port}/v1/traces\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            );
+            let _ = stream.write_all(answer.as_bytes());
+            served += 1;
+            break;
+        }
+        served
+    });
+    let sink = OtelSink::builder()
+        .endpoint(format!("http://127.0.0.1:{port}/v1/traces"))
+        .header("x-api-key", "collector-secret")
+        .export_timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    sink.emit(begin("s1", None, "agent"));
+    sink.emit(end("s1"));
+    let _ = sink.force_flush();
+    let _ = sink.shutdown();
+    assert_eq!(
+        redirecting.join().unwrap(),
+        1,
+        "the collector saw the export"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        elsewhere.accept().is_err(),
+        "the export followed the redirect to another origin, with its key"
+    );
+}
+
+#[test]
 fn a_dead_otlp_collector_costs_a_bounded_wait_at_shutdown_only() {
     // Accepts connections and never answers.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
