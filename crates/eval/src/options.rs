@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actuator_events::EventSink;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
@@ -85,7 +86,7 @@ impl StopSignal {
 }
 
 /// How an evaluation runs.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct EvalOptions {
     /// The model's name in the log (`provider/model`), overriding the one the run used. By
@@ -117,6 +118,29 @@ pub struct EvalOptions {
     /// Whether samples run when the solver's tools need a resource the task lacks (see
     /// [`EvalOptions::allow_missing_resources`]).
     pub allow_missing_resources: bool,
+    /// A sink that every sample's events also reach as they happen (see
+    /// [`EvalOptions::events`]).
+    pub events: Option<Arc<dyn EventSink>>,
+}
+
+impl std::fmt::Debug for EvalOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalOptions")
+            .field("model", &self.model)
+            .field("max_samples", &self.max_samples)
+            .field("fail_on_error", &self.fail_on_error)
+            .field("retry_on_error", &self.retry_on_error)
+            .field("log_dir", &self.log_dir)
+            .field("log_format", &self.log_format)
+            .field("log_buffer", &self.log_buffer)
+            .field("progress", &self.progress)
+            .field("stop", &self.stop)
+            .field("ctrl_c", &self.ctrl_c)
+            .field("grace", &self.grace)
+            .field("allow_missing_resources", &self.allow_missing_resources)
+            .field("events", &self.events.as_ref().map(|_| "EventSink"))
+            .finish()
+    }
 }
 
 impl Default for EvalOptions {
@@ -134,6 +158,7 @@ impl Default for EvalOptions {
             ctrl_c: false,
             grace: Duration::from_secs(10),
             allow_missing_resources: false,
+            events: None,
         }
     }
 }
@@ -230,6 +255,43 @@ impl EvalOptions {
     #[must_use]
     pub fn grace(mut self, grace: Duration) -> Self {
         self.grace = grace;
+        self
+    }
+
+    /// Sends every sample's events to `sink` too, as they happen, besides the log: each
+    /// sample is a `sample` span (`{task} {id} epoch {n}`) holding the reference's `solvers`
+    /// span (the solver's run, its agents, generations and tool calls) and `scorers` span
+    /// (one `scorer` span per scorer, with its [`Event::Score`]). An
+    /// `actuator_otel::OtelSink` given here exports each sample as one trace, its scores as
+    /// the GenAI conventions' evaluation results. The log is the same with or without it.
+    ///
+    /// [`Event::Score`]: actuator_events::Event::Score
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_eval::{Dataset, EvalOptions, Sample, Task, eval, scorers::exact};
+    /// use actuator_events::{Event, EventLog};
+    /// use actuator_multi::as_solver;
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let agent: Arc<dyn actuator_agent::Agent> = Arc::new(actuator_agent::agent_fn("echo", |s, _cx, _a| async move { Ok(s) }));
+    /// let task = Task::new("echo", Dataset::new([Sample::new("4", "4")]), Arc::new(as_solver(agent).build().unwrap()))
+    ///     .scorer(exact());
+    /// let seen = EventLog::new();
+    /// eval(&task, EvalOptions::new().events(seen.clone())).await.unwrap();
+    /// let scorers: Vec<String> = seen
+    ///     .events()
+    ///     .into_iter()
+    ///     .filter_map(|e| match e {
+    ///         Event::Score(s) => Some(s.scorer),
+    ///         _ => None,
+    ///     })
+    ///     .collect();
+    /// assert_eq!(scorers, ["exact"]);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn events(mut self, sink: Arc<dyn EventSink>) -> Self {
+        self.events = Some(sink);
         self
     }
 }

@@ -379,7 +379,10 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     };
 
     let total = samples.len() * task.epochs as usize;
-    let watch = RunWatch::new(Progress::new(options.progress, &task.name, total));
+    let watch = RunWatch::with_user_sink(
+        Progress::new(options.progress, &task.name, total),
+        options.events.clone(),
+    );
     let progress = watch.progress();
     let stop = options.stop.clone();
     // In place before the first sample starts; gone when the evaluation ends.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use actuator_agent::RunContext;
-use actuator_events::{Event, EventSink, Score, unix_now};
+use actuator_events::{Event, EventSink, Score, ScoreEvent, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
 use serde_json::{Map, Value, json};
@@ -143,7 +143,12 @@ async fn attempt_sample(
     let sink = options
         .watch
         .sink(log.clone(), format!("sample {id} (epoch {epoch})"));
-    let (cx, mut error) = sample_context(task, sink, options.allow_missing_resources);
+    let (root, mut error) = sample_context(task, sink, options.allow_missing_resources);
+    // One span around the whole sample, so that a sink given by the user (an OpenTelemetry
+    // exporter) sees the solver's run and the scores in one tree; the log leaves it out, as
+    // the reference's has none.
+    let (cx, sample_span) = root.span("sample", &format!("{} {id} epoch {epoch}", task.name));
+    let sample_span_id = cx.span_id().map(str::to_owned);
     let mut state = TaskState {
         messages: sample.input.to_messages(),
         metadata: sample.metadata.clone(),
@@ -154,11 +159,14 @@ async fn attempt_sample(
     let mut terminated = None;
     if error.is_none() {
         // The solver's own work, and a panic in it (in `solve` or in polling its future).
-        match contain("the solver", async {
-            task.solver.solve(&mut state, &cx).await
+        // The reference's `solvers` span around the solver's work.
+        let (solver_cx, solvers_span) = cx.span("solvers", "solvers");
+        let solved = contain("the solver", async {
+            task.solver.solve(&mut state, &solver_cx).await
         })
-        .await
-        {
+        .await;
+        drop(solvers_span);
+        match solved {
             Ok(Ok(())) => {}
             Ok(Err(e)) => match (e.limit(), e.termination()) {
                 // The task's own limits end the sample normally: it is scored on what it did.
@@ -173,14 +181,25 @@ async fn attempt_sample(
     let mut scores = Vec::with_capacity(task.scorers.len());
     let mut score_json = Map::new();
     if error.is_none() {
+        // The reference's `scorers` span, and in it one `scorer` span per scorer with its
+        // score event.
+        let (scorers_cx, scorers_span) = cx.span("scorers", "scorers");
+        let target = serde_json::to_value(&sample.target).ok();
         for scorer in &task.scorers {
             // The scorer's name and its scoring are user code: a panic in either is contained.
             let scored = match contain_sync("a scorer's name", || scorer.name().to_owned()) {
                 Ok(name) => {
                     let what = format!("the scorer '{name}'");
-                    contain(&what, async { scorer.score(&state, &sample.target).await })
-                        .await
-                        .map(|score| (name, score))
+                    let (scorer_cx, scorer_span) = scorers_cx.span("scorer", &name);
+                    let scored =
+                        contain(&what, async { scorer.score(&state, &sample.target).await }).await;
+                    if let Ok(Ok(score)) = &scored {
+                        let mut event = ScoreEvent::new(name.clone(), score.clone());
+                        event.target = target.clone();
+                        scorer_cx.emit(Event::Score(Box::new(event)));
+                    }
+                    drop(scorer_span);
+                    scored.map(|score| (name, score))
                 }
                 Err(panicked) => Err(panicked),
             };
@@ -199,12 +218,14 @@ async fn attempt_sample(
                 }
             }
         }
+        drop(scorers_span);
     } else {
         scores.resize(task.scorers.len(), None);
     }
     let usage_so_far = cx.usage();
-    // The sandbox goes with the context: its teardown is user code too.
-    if let Err(panicked) = contain_sync("the sample's sandbox teardown", || drop(cx)) {
+    drop(sample_span);
+    // The sandbox goes with the contexts: its teardown is user code too.
+    if let Err(panicked) = contain_sync("the sample's sandbox teardown", || drop((cx, root))) {
         error.get_or_insert(panicked);
     }
     let completed = unix_now();
@@ -212,7 +233,10 @@ async fn attempt_sample(
     let mut usage: BTreeMap<String, ModelUsage> = BTreeMap::new();
     let mut events = Vec::new();
     let mut pool = MessagePool::default();
-    for (at, event) in log.take() {
+    for (at, mut event) in log.take() {
+        if !kept_in_log(&mut event, sample_span_id.as_deref()) {
+            continue;
+        }
         if let Event::Model(m) = &event
             && let Some(u) = m.output.as_ref().and_then(|o| o.usage.as_ref())
         {
@@ -286,5 +310,22 @@ async fn attempt_sample(
     match error {
         None => Ok(outcome),
         Some(error) => Err((outcome, error)),
+    }
+}
+
+/// Whether `event` goes into the sample's log entry: not the sample's own span, which the
+/// reference's logs have none of (its `solvers` and `scorers` spans are then top-level, as
+/// there); the spans it contained lose it as their parent.
+fn kept_in_log(event: &mut Event, sample_span: Option<&str>) -> bool {
+    match event {
+        Event::SpanBegin(begin) if Some(begin.id.as_str()) == sample_span => false,
+        Event::SpanEnd(end) if Some(end.id.as_str()) == sample_span => false,
+        Event::SpanBegin(begin) => {
+            if begin.parent_id.is_some() && begin.parent_id.as_deref() == sample_span {
+                begin.parent_id = None;
+            }
+            true
+        }
+        _ => true,
     }
 }

@@ -13,13 +13,25 @@ use crate::progress::Progress;
 pub(crate) struct RunWatch {
     progress: Progress,
     model: OnceLock<String>,
+    /// The user's own sink ([`EvalOptions::events`](crate::EvalOptions::events)), which
+    /// every sample's events also reach.
+    user: Option<Arc<dyn EventSink>>,
 }
 
 impl RunWatch {
+    #[cfg(test)]
     pub(crate) fn new(progress: Progress) -> Arc<Self> {
+        RunWatch::with_user_sink(progress, None)
+    }
+
+    pub(crate) fn with_user_sink(
+        progress: Progress,
+        user: Option<Arc<dyn EventSink>>,
+    ) -> Arc<Self> {
         Arc::new(RunWatch {
             progress,
             model: OnceLock::new(),
+            user,
         })
     }
 
@@ -53,6 +65,19 @@ pub(crate) struct SampleSink {
 
 impl EventSink for SampleSink {
     fn emit(&self, event: Event) {
+        self.emit_in(None, event);
+    }
+
+    fn emit_in(&self, span_id: Option<&str>, event: Event) {
+        if let Some(user) = &self.watch.user {
+            // The user's sink alone asked for these (the log drops them): it gets the event
+            // itself; others it gets a copy of, and the log the original.
+            if matches!(event, Event::ToolPending(_) | Event::ModelStream(_)) {
+                user.emit_in(span_id, event);
+                return;
+            }
+            user.emit_in(span_id, event.clone());
+        }
         match &event {
             Event::ModelRetry(retry) => {
                 let _ = self.watch.model.set(retry.model.clone());
@@ -68,10 +93,20 @@ impl EventSink for SampleSink {
 
     fn wants_pending_tool_events(&self) -> bool {
         self.log.wants_pending_tool_events()
+            || self
+                .watch
+                .user
+                .as_ref()
+                .is_some_and(|u| u.wants_pending_tool_events())
     }
 
     fn wants_model_stream(&self) -> bool {
         self.log.wants_model_stream()
+            || self
+                .watch
+                .user
+                .as_ref()
+                .is_some_and(|u| u.wants_model_stream())
     }
 }
 

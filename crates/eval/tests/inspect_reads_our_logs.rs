@@ -152,6 +152,31 @@ async fn check_format(python: &Path, format: LogFormat) {
         kinds.contains(&"model") && kinds.contains(&"tool"),
         "{kinds:?}"
     );
+    // The reference's layout: top-level `solvers` and `scorers` spans, a `scorer` span per
+    // scorer holding its score event; no span of the sample itself.
+    let events = first["events"].as_array().unwrap();
+    let span = |name: &str| {
+        events
+            .iter()
+            .find(|e| e["event"] == "span_begin" && e["name"] == name)
+            .unwrap_or_else(|| panic!("no span {name}: {kinds:?}"))
+    };
+    for top in ["solvers", "scorers"] {
+        assert_eq!(span(top)["type"], top);
+        assert!(span(top)["parent_id"].is_null(), "{}", span(top));
+    }
+    assert!(!events.iter().any(|e| e["type"] == "sample"), "{kinds:?}");
+    let scorer = span("match");
+    assert_eq!(scorer["type"], "scorer");
+    assert_eq!(scorer["parent_id"], span("scorers")["id"]);
+    let score = events
+        .iter()
+        .find(|e| e["event"] == "score")
+        .expect("a score event");
+    assert_eq!(score["scorer"], "match");
+    assert_eq!(score["score"]["value"], first["scores"]["match"]["value"]);
+    assert_eq!(score["target"], first["target"]);
+    assert_eq!(score["intermediate"], false);
     let approval = first["events"]
         .as_array()
         .unwrap()

@@ -322,6 +322,20 @@ impl ConsoleTranscript {
                     .unwrap_or_default();
                 self.block(&pad, &self.paint(colour, "review"), &head, &line)
             }
+            Event::Score(s) => {
+                let value = match &s.score.value {
+                    crate::ScoreValue::String(text) => text.clone(),
+                    other => serde_json::to_string(other).unwrap_or_default(),
+                };
+                let head = format!("{}: {value}", s.scorer);
+                let line = s
+                    .score
+                    .explanation
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default();
+                self.block(&pad, &self.paint("32", " score"), &head, &line)
+            }
             _ => String::new(),
         }
     }

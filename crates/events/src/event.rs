@@ -10,6 +10,7 @@ use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::review_event::ReviewEvent;
+use crate::score_event::ScoreEvent;
 use crate::stream_event::ModelStreamEvent;
 use crate::tool_event::{PendingToolEvent, ToolEvent};
 
@@ -211,6 +212,8 @@ pub enum Event {
     ModelStream(ModelStreamEvent),
     /// A reviewer's decision about a tool's result (after the call's [`Event::Tool`]).
     Review(Box<ReviewEvent>),
+    /// A scorer's score of a sample (an evaluation emits it in the scorer's span).
+    Score(Box<ScoreEvent>),
 }
 
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.

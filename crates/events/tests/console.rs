@@ -315,3 +315,22 @@ fn a_review_decision_is_a_line_with_its_reviewer_and_reason() {
         "review monitor on bash: continue\nreview monitor on bash: terminate (a private key)\n"
     );
 }
+
+#[test]
+fn a_score_is_a_line_with_its_scorer_value_and_explanation() {
+    use actuator_events::{Score, ScoreEvent};
+    let out = Captured::default();
+    let transcript = ConsoleTranscript::to_writer(out.clone());
+    transcript.emit(Event::Score(Box::new(ScoreEvent::new(
+        "match",
+        Score::new("C").with_explanation("191.5 m"),
+    ))));
+    transcript.emit(Event::Score(Box::new(ScoreEvent::new(
+        "accuracy",
+        Score::new(0.5),
+    ))));
+    assert_eq!(
+        out.text(),
+        " score match: C (191.5 m)\n score accuracy: 0.5\n"
+    );
+}

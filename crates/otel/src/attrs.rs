@@ -24,6 +24,10 @@ names! {
     GEN_AI_TOKEN_TYPE
     ERROR_TYPE
     GEN_AI_AGENT_NAME
+    GEN_AI_EVALUATION_EXPLANATION
+    GEN_AI_EVALUATION_NAME
+    GEN_AI_EVALUATION_SCORE_LABEL
+    GEN_AI_EVALUATION_SCORE_VALUE
     GEN_AI_INPUT_MESSAGES
     GEN_AI_OPERATION_NAME
     GEN_AI_OUTPUT_MESSAGES
@@ -43,6 +47,10 @@ names! {
     GEN_AI_USAGE_OUTPUT_TOKENS
     GEN_AI_USAGE_REASONING_OUTPUT_TOKENS
 }
+
+/// The conventions' event for an evaluation result (an event name, which the conventions'
+/// crate does not carry).
+pub(crate) const GEN_AI_EVALUATION_RESULT: &str = "gen_ai.evaluation.result";
 
 /// The kind of an Actuator span that is not an agent run (`handoff`, `compaction`, …).
 pub(crate) const ACTUATOR_SPAN_TYPE: &str = "actuator.span.type";

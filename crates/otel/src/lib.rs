@@ -9,7 +9,16 @@
 //! | `invoke_agent {name}` | an agent run's span (begin/end) | `gen_ai.operation.name`, `gen_ai.agent.name` |
 //! | `chat {model}` | a model event | `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.response.finish_reasons` |
 //! | `execute_tool {name}` | a tool event | `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` |
-//! | `{kind} {name}` | other spans (handoff, compaction) | `actuator.span.type` |
+//! | `{kind} {name}` | other spans (handoff, compaction; an evaluation's `sample`, `solvers`, `scorers`, `scorer`) | `actuator.span.type` |
+//!
+//! An evaluation's scores (`EvalOptions::events` in `actuator-eval` sends its samples' events
+//! here) are the conventions' evaluation results: a `gen_ai.evaluation.result` event on the
+//! scorer's span, in the sample's trace, with `gen_ai.evaluation.name` (the scorer),
+//! `gen_ai.evaluation.score.value` (the number the evaluation's metrics count) and
+//! `gen_ai.evaluation.score.label` (`C`, `I`, … for a value that is not a number); a scorer's
+//! map of values gives one result per entry (`{scorer}/{key}`). The explanation
+//! (`gen_ai.evaluation.explanation`), which often quotes the model's answer, is content: only
+//! with [`OtelSinkBuilder::capture_content`].
 //!
 //! With [`OtelSinkBuilder::metrics`], the conventions' client metrics too:
 //! `gen_ai.client.token.usage` and `gen_ai.client.operation.duration`.
@@ -42,6 +51,7 @@
 
 mod attrs;
 mod builder;
+mod evaluation;
 mod inbox;
 mod metrics;
 mod sink;

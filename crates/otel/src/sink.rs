@@ -194,12 +194,13 @@ impl EventSink for OtelSink {
         self.send(event, None);
     }
 
-    /// Keeps the span a model event was emitted in (other events carry their own, or need
-    /// none), so that generations of sub-agents running side by side are placed under their
-    /// own agent, not under whichever began last.
+    /// Keeps the span a model or score event was emitted in (other events carry their own,
+    /// or need none), so that generations of sub-agents running side by side are placed
+    /// under their own agent, not under whichever began last, and a score on its scorer's
+    /// span.
     fn emit_in(&self, span_id: Option<&str>, event: Event) {
         let in_span = match &event {
-            Event::Model(_) => span_id.map(Arc::from),
+            Event::Model(_) | Event::Score(_) => span_id.map(Arc::from),
             _ => None,
         };
         self.send(event, in_span);

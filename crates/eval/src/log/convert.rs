@@ -256,6 +256,16 @@ pub(crate) fn event_json(
         }
         Event::Limit(l) => vec![limit_event(at, &l.kind, &l.message, l.limit, sample_start)],
         Event::Review(r) => vec![review_event(r, sample_start)],
+        Event::Score(score) => {
+            let mut e = base("score", score.at, sample_start);
+            e.insert("score".into(), to_value(&score.score));
+            if let Some(target) = &score.target {
+                e.insert("target".into(), target.clone());
+            }
+            e.insert("intermediate".into(), score.intermediate.into());
+            e.insert("scorer".into(), score.scorer.clone().into());
+            vec![Value::Object(e)]
+        }
         // Event kinds added later are kept as notes rather than dropped.
         other => {
             let mut e = base("info", at, sample_start);

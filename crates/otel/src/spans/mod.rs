@@ -7,17 +7,21 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use actuator_events::{
-    Event, ModelEvent, PendingToolEvent, SpanBeginEvent, SpanEndEvent, ToolEvent,
+    Event, PendingToolEvent, ScoreEvent, SpanBeginEvent, SpanEndEvent, ToolEvent,
 };
-use actuator_model::{CompactString, StopReason};
+use actuator_model::CompactString;
 use actuator_tool_core::TraceContext;
 use opentelemetry::trace::{
     SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
 };
-use opentelemetry::{InstrumentationScope, KeyValue, StringValue, Value};
+use opentelemetry::{InstrumentationScope, KeyValue, StringValue};
 use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator, SpanData, SpanEvents, SpanLinks};
 
 use crate::attrs::*;
+use crate::evaluation::{self, MAX_RESULTS_PER_SPAN};
+
+mod chat;
+use chat::ModelNames;
 
 /// How many Actuator spans (agent runs, handoffs, …) may be open at once, and how many tool
 /// calls may be running at once, for this sink to place their children. Past either, a new one
@@ -42,6 +46,9 @@ struct OpenSpan {
     start: SystemTime,
     kind: String,
     name: String,
+    /// Events recorded on the span while it is open (evaluation results), at most
+    /// [`MAX_RESULTS_PER_SPAN`]; the rest are counted.
+    events: SpanEvents,
 }
 
 /// A tool call that has started and not ended: its span's place, fixed when it starts so
@@ -53,47 +60,6 @@ struct RunningCall {
     call_id: CompactString,
     place: Place,
     parent: Option<SpanId>,
-}
-
-/// A model's name split as its spans need it, kept for the next event of the same model:
-/// a run calls one model many times, and these are shared, not copied, on each span.
-#[derive(Debug)]
-struct ModelNames {
-    /// The name as events carry it (`openai/gpt-4.1`).
-    full: String,
-    provider: Option<StringValue>,
-    request: StringValue,
-    /// `chat {request}`.
-    span_name: String,
-}
-
-impl ModelNames {
-    fn new(full: &str) -> Self {
-        // Models are named `provider/model` (`openai/gpt-4.1`); a name without a provider
-        // is the request's model alone.
-        let (provider, request) = match full.split_once('/') {
-            Some((provider, name)) => (Some(provider), name),
-            None => (None, full),
-        };
-        ModelNames {
-            full: full.to_owned(),
-            provider: provider.map(|p| StringValue::from(Arc::<str>::from(p))),
-            request: StringValue::from(Arc::<str>::from(request)),
-            span_name: format!("chat {request}"),
-        }
-    }
-}
-
-/// The conventions' finish reason for a stop reason.
-fn finish_reason(reason: StopReason) -> &'static str {
-    match reason {
-        StopReason::Stop => "stop",
-        StopReason::MaxTokens => "max_tokens",
-        StopReason::ModelLength => "model_length",
-        StopReason::ToolCalls => "tool_calls",
-        StopReason::ContentFilter => "content_filter",
-        _ => "unknown",
-    }
 }
 
 /// What the sink knows of the run so far: the open spans, in the order they began, and the
@@ -162,15 +128,12 @@ impl Tracker {
             }
             Event::Tool(tool) if !tool.is_pending() => Some(self.tool(tool, in_span)),
             Event::Model(model) => Some(self.model(model, in_span)),
+            Event::Score(score) => {
+                self.score(score, in_span);
+                None
+            }
             _ => None,
         }
-    }
-
-    /// The provider and request model of the last generation, for its metrics.
-    pub(crate) fn model_names(&self) -> Option<(Option<StringValue>, StringValue)> {
-        self.model_names
-            .as_ref()
-            .map(|n| (n.provider.clone(), n.request.clone()))
     }
 
     /// The place of the span with Actuator id `id`, if open.
@@ -226,6 +189,7 @@ impl Tracker {
             start: system_time(at),
             kind: begin.kind.clone(),
             name: begin.name.clone(),
+            events: SpanEvents::default(),
         });
     }
 
@@ -250,7 +214,7 @@ impl Tracker {
             )
         };
         attributes.push(KeyValue::new(ACTUATOR_SPAN_ID, span.id));
-        Some(self.span_data(
+        let mut data = self.span_data(
             span.place,
             span.parent,
             SpanKind::Internal,
@@ -258,7 +222,28 @@ impl Tracker {
             (span.start, system_time(at)),
             attributes,
             Status::Unset,
-        ))
+        );
+        data.events = span.events;
+        Some(data)
+    }
+
+    /// A scorer's score: evaluation results on the span it was made in (or, from an emitter
+    /// that did not say, the span that began last). A score made outside any open span has
+    /// nothing to be recorded on and is not exported.
+    fn score(&mut self, score: &ScoreEvent, in_span: Option<&str>) {
+        let (capture, max_content) = (self.capture_content, self.max_content);
+        let span = match in_span {
+            Some(id) => self.open.iter_mut().rev().find(|s| s.id == id),
+            None => self.open.last_mut(),
+        };
+        let Some(span) = span else {
+            return;
+        };
+        let room = MAX_RESULTS_PER_SPAN.saturating_sub(span.events.events.len());
+        let (results, more) = evaluation::results(score, capture, room, |t| cut(t, max_content));
+        span.events.events.extend(results);
+        let more = u32::try_from(more).unwrap_or(u32::MAX);
+        span.events.dropped_count = span.events.dropped_count.saturating_add(more);
     }
 
     /// The span an event emitted in `in_span` (or, when the emitter did not say, in the span
@@ -348,117 +333,9 @@ impl Tracker {
         )
     }
 
-    fn model(&mut self, model: &ModelEvent, in_span: Option<&str>) -> SpanData {
-        let parent = self.or_root(self.parent_for(in_span));
-        let place = self.child_of(parent);
-        if self
-            .model_names
-            .as_ref()
-            .is_some_and(|n| n.full != model.model)
-        {
-            self.model_names = None;
-        }
-        let names = self
-            .model_names
-            .get_or_insert_with(|| ModelNames::new(&model.model));
-        let span_name = names.span_name.clone();
-        let mut attributes = Vec::with_capacity(12);
-        attributes.push(KeyValue::new(GEN_AI_OPERATION_NAME, "chat"));
-        attributes.push(KeyValue::new(GEN_AI_REQUEST_MODEL, names.request.clone()));
-        if let Some(provider) = &names.provider {
-            attributes.push(KeyValue::new(GEN_AI_PROVIDER_NAME, provider.clone()));
-        }
-        if let Some(t) = model.config.temperature {
-            attributes.push(KeyValue::new(GEN_AI_REQUEST_TEMPERATURE, t));
-        }
-        if let Some(max) = model.config.max_tokens {
-            attributes.push(KeyValue::new(GEN_AI_REQUEST_MAX_TOKENS, i64::from(max)));
-        }
-        if let Some(output) = &model.output {
-            if self
-                .response_model
-                .as_ref()
-                .is_none_or(|(name, _)| *name != output.model)
-            {
-                let value = StringValue::from(Arc::<str>::from(output.model.as_str()));
-                self.response_model = Some((output.model.clone(), value));
-            }
-            if let Some((_, value)) = &self.response_model {
-                attributes.push(KeyValue::new(GEN_AI_RESPONSE_MODEL, value.clone()));
-            }
-            let reasons: Vec<StringValue> = output
-                .choices
-                .iter()
-                .map(|c| finish_reason(c.stop_reason).into())
-                .collect();
-            attributes.push(KeyValue::new(
-                GEN_AI_RESPONSE_FINISH_REASONS,
-                Value::Array(reasons.into()),
-            ));
-            if let Some(usage) = &output.usage {
-                let tokens = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-                attributes.push(KeyValue::new(
-                    GEN_AI_USAGE_INPUT_TOKENS,
-                    tokens(usage.input_tokens),
-                ));
-                attributes.push(KeyValue::new(
-                    GEN_AI_USAGE_OUTPUT_TOKENS,
-                    tokens(usage.output_tokens),
-                ));
-                if let Some(read) = usage.input_tokens_cache_read {
-                    attributes.push(KeyValue::new(
-                        GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
-                        tokens(read),
-                    ));
-                }
-                if let Some(reasoning) = usage.reasoning_tokens {
-                    attributes.push(KeyValue::new(
-                        GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
-                        tokens(reasoning),
-                    ));
-                }
-            }
-            if self.capture_content {
-                let messages: Vec<_> = output.choices.iter().map(|c| &c.message).collect();
-                let json = serde_json::to_string(&messages).unwrap_or_default();
-                attributes.push(KeyValue::new(GEN_AI_OUTPUT_MESSAGES, self.cut(json)));
-            }
-        }
-        if self.capture_content {
-            let json = serde_json::to_string(&model.input).unwrap_or_default();
-            attributes.push(KeyValue::new(GEN_AI_INPUT_MESSAGES, self.cut(json)));
-        }
-        let status = match &model.error {
-            Some(error) => {
-                attributes.push(KeyValue::new(ERROR_TYPE, "model_error"));
-                Status::error(error.clone())
-            }
-            None => Status::Unset,
-        };
-        self.span_data(
-            place,
-            parent.map(|p| p.span),
-            SpanKind::Client,
-            span_name,
-            (
-                system_time(model.started_at),
-                system_time(model.completed_at),
-            ),
-            attributes,
-            status,
-        )
-    }
-
     /// `text` cut to the content limit, on a character boundary.
-    fn cut(&self, mut text: String) -> String {
-        if text.len() > self.max_content {
-            let mut end = self.max_content;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            text.truncate(end);
-        }
-        text
+    fn cut(&self, text: String) -> String {
+        cut(text, self.max_content)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -496,6 +373,18 @@ impl Tracker {
     }
 }
 
+/// `text` cut to `max` bytes, on a character boundary.
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
 /// A tool error's kind, as its `error.type` (`timeout`, `permission`, …).
 fn error_kind(error: &actuator_model::ToolCallError) -> String {
     serde_json::to_value(error.kind)
@@ -505,6 +394,6 @@ fn error_kind(error: &actuator_model::ToolCallError) -> String {
 }
 
 /// Unix seconds as a `SystemTime` (the epoch for a time that is not one).
-fn system_time(seconds: f64) -> SystemTime {
+pub(crate) fn system_time(seconds: f64) -> SystemTime {
     UNIX_EPOCH + Duration::try_from_secs_f64(seconds).unwrap_or_default()
 }
