@@ -39,6 +39,7 @@ pub use sandbox::{
 };
 
 mod local;
+mod shell;
 pub use local::{Confinement, LocalSandbox, LocalSandboxBuilder, ResourceLimits};
 
 pub mod testing;

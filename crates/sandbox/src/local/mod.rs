@@ -1,26 +1,26 @@
 //! [`LocalSandbox`]: a per-run working directory on this machine, every command confined
 //! with bubblewrap.
 
-mod command;
+pub(crate) mod command;
 mod control;
 mod events;
-mod run;
-mod script;
-mod supervisor;
+pub(crate) mod run;
+pub(crate) mod script;
+pub(crate) mod supervisor;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use actuator_tool_core::{BoxFuture, ToolErrorKind};
+use actuator_tool_core::BoxFuture;
 use tokio::process::Command;
 
 pub use command::ResourceLimits;
-use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, has_controlling_terminal, shell_join};
+use command::{Confined, Identity, SANDBOX_PATH, find_bwrap, has_controlling_terminal};
 use run::{LiveGroups, collect, spawn};
 use script::{Input, Launch};
 use supervisor::Supervisor;
 
-use crate::error::utf8_reason;
+use crate::shell;
 use crate::{
     DEFAULT_MAX_EXEC_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, Sandbox, SandboxError,
     SessionRequest,
@@ -319,36 +319,6 @@ impl Drop for LocalSandbox {
     }
 }
 
-fn decode(bytes: Vec<u8>) -> Result<String, SandboxError> {
-    String::from_utf8(bytes).map_err(|e| SandboxError::UnicodeDecode {
-        reason: utf8_reason(&e.utf8_error()).to_owned(),
-    })
-}
-
-/// Maps `cat`'s and the shell's complaints about a file to the tool errors a model can act on.
-fn file_error(path: &str, stderr: &[u8]) -> SandboxError {
-    let text = String::from_utf8_lossy(stderr);
-    let (kind, message) = if text.contains("No such file or directory") {
-        (
-            ToolErrorKind::FileNotFound,
-            format!("File '{path}' was not found."),
-        )
-    } else if text.contains("Permission denied") || text.contains("Read-only file system") {
-        (
-            ToolErrorKind::Permission,
-            format!("Permission denied. Filename '{path}'."),
-        )
-    } else if text.contains("Is a directory") {
-        (
-            ToolErrorKind::IsADirectory,
-            format!("Is a directory. Filename '{path}'."),
-        )
-    } else {
-        (ToolErrorKind::Unknown, text.trim().to_owned())
-    };
-    SandboxError::File { kind, message }
-}
-
 impl Sandbox for LocalSandbox {
     fn name(&self) -> &str {
         "local"
@@ -361,25 +331,15 @@ impl Sandbox for LocalSandbox {
     fn exec(&self, request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
         Box::pin(async move {
             let raw = self.exec_raw(request).await?;
-            Ok(ExecOutput {
-                status: raw.status,
-                stdout: decode(raw.stdout)?,
-                stderr: decode(raw.stderr)?,
-            })
+            shell::exec_output(raw)
         })
     }
 
     fn read_file<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
         Box::pin(async move {
             // Read inside the sandbox, so it sees exactly what its commands see.
-            let raw = self
-                .exec_raw(ExecRequest::new(["cat", "--", path]).max_output(100 * 1024 * 1024))
-                .await?;
-            if raw.status == Some(0) {
-                Ok(raw.stdout)
-            } else {
-                Err(file_error(path, &raw.stderr))
-            }
+            let raw = self.exec_raw(shell::read_request(path)).await?;
+            shell::read_result(path, raw)
         })
     }
 
@@ -389,17 +349,8 @@ impl Sandbox for LocalSandbox {
         contents: &'a [u8],
     ) -> BoxFuture<'a, Result<(), SandboxError>> {
         Box::pin(async move {
-            let script = r#"mkdir -p -- "$(dirname -- "$1")" && cat > "$1""#;
-            let raw = self
-                .exec_raw(
-                    ExecRequest::new(["sh", "-c", script, "sh", path]).stdin(contents.to_vec()),
-                )
-                .await?;
-            if raw.status == Some(0) {
-                Ok(())
-            } else {
-                Err(file_error(path, &raw.stderr))
-            }
+            let raw = self.exec_raw(shell::write_request(path, contents)).await?;
+            shell::write_result(path, raw)
         })
     }
 
@@ -408,23 +359,7 @@ impl Sandbox for LocalSandbox {
         request: SessionRequest,
     ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>> {
         Box::pin(async move {
-            if request.argv.iter().any(|a| a.contains('\0')) {
-                return Err(SandboxError::NulByte);
-            }
-            let argv = if request.terminal {
-                // `script` gives the process a pseudo-terminal: prompts, echo, and Ctrl+C.
-                vec![
-                    "script".to_owned(),
-                    "-qfec".to_owned(),
-                    shell_join(&request.argv),
-                    "/dev/null".to_owned(),
-                ]
-            } else {
-                request.argv.clone()
-            };
-            let mut env = request.env.clone();
-            env.push(("SHELL".to_owned(), "/bin/bash".to_owned()));
-            env.push(("TERM".to_owned(), "dumb".to_owned()));
+            let (argv, env) = shell::session_command(&request)?;
             if let Some(confined) = &self.confined {
                 let supervisor = self.supervisor(confined)?;
                 let launch = Launch {

@@ -30,7 +30,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -42,7 +42,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::command::{Confined, SANDBOX_PATH};
+use super::command::{Confined, Identity, SANDBOX_PATH};
 use super::control::ControlDir;
 use super::events::{Event, Pending, Shared, lock, read_event};
 use super::run::{Collected, RawOutput, collect_streams, sleep_until};
@@ -138,20 +138,77 @@ impl Drop for CommandGuard {
     }
 }
 
-fn refused(stderr: String) -> SandboxError {
-    SandboxError::BubblewrapRefused { stderr }
+/// Where a supervisor runs and how it is started: on this machine under bubblewrap
+/// ([`Confined`]), or in a container through `docker exec`. Each says what its failures to
+/// start mean to the user.
+pub(crate) trait SupervisorHost: std::fmt::Debug + Send + Sync {
+    /// The host command that runs `argv` (bash with the supervisor) where commands run, with
+    /// its environment; standard streams are set by the caller.
+    fn command(&self, argv: &[String]) -> Result<std::process::Command, SandboxError>;
+    /// The control directory (the host's; the same path where commands run).
+    fn ctl(&self) -> &Path;
+    /// Who commands run as, for the control directory's files.
+    fn identity(&self) -> Identity;
+    /// Where the supervisor's standard error goes (on the host only).
+    fn log(&self) -> &Path;
+    /// The directory the supervisor starts in (where commands run by default).
+    fn start_dir(&self) -> &Path;
+    /// The program that starts the supervisor is not installed.
+    fn missing(&self) -> SandboxError;
+    /// It started but the supervisor did not come up; `printed` is what it said.
+    fn refused(&self, printed: String) -> SandboxError;
+}
+
+impl SupervisorHost for Confined {
+    fn command(&self, argv: &[String]) -> Result<std::process::Command, SandboxError> {
+        let full = self.argv(&self.workdir, argv);
+        let (program, args) = full.split_first().ok_or(SandboxError::BubblewrapMissing)?;
+        let mut command = std::process::Command::new(program);
+        command
+            .args(args)
+            .env_clear()
+            .env("PATH", SANDBOX_PATH)
+            .env("HOME", &self.workdir)
+            .env("LANG", "C.UTF-8")
+            .env("TMPDIR", "/tmp");
+        Ok(command)
+    }
+
+    fn ctl(&self) -> &Path {
+        &self.ctl
+    }
+
+    fn identity(&self) -> Identity {
+        self.identity
+    }
+
+    fn log(&self) -> &Path {
+        &self.log
+    }
+
+    fn start_dir(&self) -> &Path {
+        &self.workdir
+    }
+
+    fn missing(&self) -> SandboxError {
+        SandboxError::BubblewrapMissing
+    }
+
+    fn refused(&self, stderr: String) -> SandboxError {
+        SandboxError::BubblewrapRefused { stderr }
+    }
 }
 
 impl Supervisor {
-    /// Starts bwrap with the supervisor and waits until it is ready. bwrap missing or
-    /// refusing are the builder's errors, with what bwrap printed.
-    pub fn start(confined: &Confined) -> Result<Supervisor, SandboxError> {
-        let ctl = ControlDir::create(&confined.ctl, confined.identity)?;
+    /// Starts the supervisor where `host` runs commands and waits until it is ready. The
+    /// program missing or refusing are `host`'s errors, with what it printed.
+    pub fn start(host: &dyn SupervisorHost) -> Result<Supervisor, SandboxError> {
+        let ctl = ControlDir::create(host.ctl(), host.identity())?;
         ctl.remove("kill");
         // Read-write, so opening never waits for the killer; non-blocking, so a stalled
         // killer cannot block a drop.
         let kills = File::from(ctl.fifo("kill", false)?);
-        let log_path = confined.log.clone();
+        let log_path = host.log().to_owned();
         let log = File::create(&log_path)?;
 
         let mut argv = vec![
@@ -165,28 +222,21 @@ impl Supervisor {
         .into_iter()
         .map(str::to_owned)
         .collect::<Vec<_>>();
-        argv.push(confined.ctl.to_string_lossy().into_owned());
-        let full = confined.argv(&confined.workdir, &argv);
-        let (program, args) = full.split_first().ok_or(SandboxError::BubblewrapMissing)?;
-        let mut child = std::process::Command::new(program)
-            .args(args)
-            .env_clear()
-            .env("PATH", SANDBOX_PATH)
-            .env("HOME", &confined.workdir)
-            .env("LANG", "C.UTF-8")
-            .env("TMPDIR", "/tmp")
+        argv.push(host.ctl().to_string_lossy().into_owned());
+        let mut child = host
+            .command(&argv)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))
             .spawn()
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => SandboxError::BubblewrapMissing,
-                _ => refused(e.to_string()),
+                std::io::ErrorKind::NotFound => host.missing(),
+                _ => host.refused(e.to_string()),
             })?;
         let (Some(requests), Some(events)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(refused("its pipes could not be opened".to_owned()));
+            return Err(host.refused("its pipes could not be opened".to_owned()));
         };
         let mut events = BufReader::new(events);
         let mut line = Vec::new();
@@ -196,7 +246,7 @@ impl Supervisor {
             let status = child.wait();
             let printed = std::fs::read_to_string(&log_path).unwrap_or_default();
             let printed = printed.trim();
-            return Err(refused(if !printed.is_empty() {
+            return Err(host.refused(if !printed.is_empty() {
                 printed.to_owned()
             } else {
                 match status {
@@ -236,7 +286,7 @@ impl Supervisor {
             child: Mutex::new(child),
             requests: Mutex::new(Some(requests)),
             shared,
-            start_dir: confined.workdir.clone(),
+            start_dir: host.start_dir().to_owned(),
         })
     }
 
