@@ -9,6 +9,7 @@ use actuator_agent::RunContext;
 use actuator_events::{Event, EventSink, Score, ScoreEvent, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
+use actuator_sandbox::SandboxHandle;
 use serde_json::{Map, Value, json};
 
 use crate::contain::{contain, contain_sync};
@@ -106,28 +107,37 @@ type Attempted = Result<SampleOutcome, (SampleOutcome, EvalErrorInfo)>;
 
 /// The sample's context: its events, its sandbox (made by the task's factory, a panic in
 /// which is the sample's error) and the task's limits.
-fn sample_context(
+async fn sample_context(
     task: &Task,
     log: Arc<dyn EventSink>,
     allow_missing_resources: bool,
-) -> (RunContext, Option<EvalErrorInfo>) {
+) -> (RunContext, Option<SandboxHandle>, Option<EvalErrorInfo>) {
     let mut base = RunContext::with_events(log);
     if allow_missing_resources {
         base = base.allowing_missing_resources();
     }
     let Some(make) = &task.sandbox else {
-        return (base.scoped(&task.limits), None);
+        return (base.scoped(&task.limits), None, None);
     };
-    match contain_sync("the sample's sandbox setup", || make()) {
-        Ok(Ok(handle)) => (base.with_resource(handle).scoped(&task.limits), None),
+    let made = match contain_sync("the sample's sandbox setup", || make()) {
+        Ok(making) => contain("the sample's sandbox setup", making).await,
+        Err(panicked) => Err(panicked),
+    };
+    match made {
+        Ok(Ok(handle)) => (
+            base.with_resource(handle.clone()).scoped(&task.limits),
+            Some(handle),
+            None,
+        ),
         Ok(Err(e)) => (
             base.scoped(&task.limits),
+            None,
             Some(EvalErrorInfo::new(format!(
                 "The sample's sandbox could not be made: {}",
                 ErrorChain(&e)
             ))),
         ),
-        Err(panicked) => (base.scoped(&task.limits), Some(panicked)),
+        Err(panicked) => (base.scoped(&task.limits), None, Some(panicked)),
     }
 }
 
@@ -143,7 +153,8 @@ async fn attempt_sample(
     let sink = options
         .watch
         .sink(log.clone(), format!("sample {id} (epoch {epoch})"));
-    let (root, mut error) = sample_context(task, sink, options.allow_missing_resources);
+    let (root, sandbox, mut error) =
+        sample_context(task, sink, options.allow_missing_resources).await;
     // One span around the whole sample, so that a sink given by the user (an OpenTelemetry
     // exporter) sees the solver's run and the scores in one tree; the log leaves it out, as
     // the reference's has none.
@@ -223,6 +234,22 @@ async fn attempt_sample(
         scores.resize(task.scorers.len(), None);
     }
     let usage_so_far = cx.usage();
+    // The sandbox's teardown (a container's) is awaited here rather than left to its drop,
+    // and is user code too.
+    if let Some(sandbox) = sandbox {
+        match contain("the sample's sandbox cleanup", sandbox.sandbox().cleanup()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                error.get_or_insert(EvalErrorInfo::new(format!(
+                    "The sample's sandbox could not be cleaned up: {}",
+                    ErrorChain(&e)
+                )));
+            }
+            Err(panicked) => {
+                error.get_or_insert(panicked);
+            }
+        }
+    }
     drop(sample_span);
     // The sandbox goes with the contexts: its teardown is user code too.
     if let Err(panicked) = contain_sync("the sample's sandbox teardown", || drop((cx, root))) {

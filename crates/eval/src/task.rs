@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use actuator_agent::limits::Limit;
+use actuator_model::BoxFuture;
 use actuator_multi::Solver;
 use actuator_sandbox::{SandboxError, SandboxHandle};
 
@@ -44,10 +45,11 @@ pub struct Task {
     pub sandbox: Option<SandboxFactory>,
 }
 
-/// Makes a fresh sandbox for one sample (for example,
-/// `|| LocalSandbox::new().map(SandboxHandle::new)`); it is dropped, and its processes and
-/// files with it, when the sample ends.
-pub type SandboxFactory = Arc<dyn Fn() -> Result<SandboxHandle, SandboxError> + Send + Sync>;
+/// Makes a fresh sandbox for one sample ([`Task::sandbox`], [`Task::sandbox_async`]); when
+/// the sample ends it is cleaned up ([`Sandbox::cleanup`](actuator_sandbox::Sandbox::cleanup))
+/// and dropped, its processes and files with it.
+pub type SandboxFactory =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<SandboxHandle, SandboxError>> + Send + Sync>;
 
 impl std::fmt::Debug for Task {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,7 +103,31 @@ impl Task {
         mut self,
         make: impl Fn() -> Result<SandboxHandle, SandboxError> + Send + Sync + 'static,
     ) -> Self {
-        self.sandbox = Some(Arc::new(make));
+        self.sandbox = Some(Arc::new(move || {
+            let made = make();
+            Box::pin(async move { made })
+        }));
+        self
+    }
+
+    /// Gives each sample a fresh sandbox made by an async `make` (a container brought up for
+    /// it, say), at most as many at once as samples run.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_eval::{Dataset, Sample, Task, chain};
+    /// use actuator_sandbox::{LocalSandbox, SandboxHandle};
+    /// let task = Task::new("shell", Dataset::new([Sample::new("ls", "")]), Arc::new(chain(Vec::new())))
+    ///     .sandbox_async(|| async { LocalSandbox::new().map(SandboxHandle::new) });
+    /// assert!(task.sandbox.is_some());
+    /// ```
+    #[must_use]
+    pub fn sandbox_async<F, Fut>(mut self, make: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<SandboxHandle, SandboxError>> + Send + 'static,
+    {
+        self.sandbox = Some(Arc::new(move || Box::pin(make())));
         self
     }
 

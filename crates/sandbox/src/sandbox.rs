@@ -226,6 +226,56 @@ pub trait Sandbox: Send + Sync + fmt::Debug {
         &self,
         request: SessionRequest,
     ) -> BoxFuture<'_, Result<InteractiveProcess, SandboxError>>;
+
+    /// How a person attaches to the sandbox while it runs (the reference's
+    /// `SandboxConnection`), when it can be reached from outside the run.
+    ///
+    /// ```
+    /// use actuator_sandbox::{LocalSandbox, Sandbox};
+    /// let sandbox = LocalSandbox::builder().unconfined().build().unwrap();
+    /// assert!(sandbox.connection().is_none());
+    /// ```
+    fn connection(&self) -> Option<SandboxConnection> {
+        None
+    }
+
+    /// Releases what the sandbox holds outside this process (a container, a pod) and waits
+    /// until it is gone. An evaluation calls it when a sample ends, before dropping the
+    /// sandbox; dropping without it still releases everything, but may block the dropping
+    /// thread while it does (a backend whose teardown is a network call does it there).
+    /// After it, commands fail. The default does nothing.
+    fn cleanup(&self) -> BoxFuture<'_, Result<(), SandboxError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// How to attach to a running sandbox (the reference's `SandboxConnection`).
+///
+/// ```
+/// use actuator_sandbox::SandboxConnection;
+/// let connection = SandboxConnection::new("docker", "docker exec -it 3f2a bash -l");
+/// assert_eq!(connection.kind, "docker");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxConnection {
+    /// The kind of sandbox (`docker`, …).
+    pub kind: String,
+    /// A shell command that opens a terminal in it.
+    pub command: String,
+    /// The container, when there is one.
+    pub container: Option<String>,
+}
+
+impl SandboxConnection {
+    /// A connection of `kind`, opened by `command`.
+    pub fn new(kind: impl Into<String>, command: impl Into<String>) -> Self {
+        SandboxConnection {
+            kind: kind.into(),
+            command: command.into(),
+            container: None,
+        }
+    }
 }
 
 /// The run resource through which tools find their run's sandbox.
