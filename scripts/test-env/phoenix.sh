@@ -2,7 +2,8 @@
 # Arize Phoenix, the OpenTelemetry consumer the OTLP exporter's end-to-end test
 # (crates/actuator/tests/otel_phoenix.rs) sends a run's spans to and reads them back from, in
 # its own venv under target/test-env (its pins clash with the other servers'). The test starts
-# `phoenix serve` itself on loopback, with its own storage and telemetry off.
+# `phoenix serve` itself on loopback, with its own storage and telemetry off, and opens the
+# trace in Phoenix's UI with inspect.sh's Playwright and Chromium for a screenshot.
 # Called by scripts/setup-test-env; cached: a second run only checks the stamp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

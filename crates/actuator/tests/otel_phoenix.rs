@@ -2,18 +2,19 @@
 //! a react run with a sub-agent (`as_tool`) over OTLP/HTTP from `OtelSink`, and the spans are
 //! read back through Phoenix's REST API: their names, their parent links, the token counts.
 //!
-//! Phoenix comes from `scripts/setup-test-env` (target/test-env/venv-phoenix). It runs on free
-//! loopback ports, with its own working directory (SQLite storage) and its telemetry and
-//! external resources off: nothing leaves loopback. Without the venv the test skips with a
-//! printed reason, except when `CI` is set, where its absence is a failure.
+//! Then the trace is opened in Phoenix's own web UI in headless Chromium (Playwright, as
+//! crates/eval/tests/viewer.rs does for `inspect view`), which must show the spans; the
+//! screenshot is saved as `target/phoenix-trace.png` (`docs/images/phoenix-trace.png` is one).
+//!
+//! Phoenix and the browser (tests/otel) stay on loopback. Without them the test skips with a
+//! printed reason, except when `CI` is set, where their absence is a failure.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
+mod otel;
+
 use std::collections::HashMap;
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actuator::agent::{RunOptions, react, run};
 use actuator::model::{ModelOutput, ModelUsage, ScriptedModel, ToolCall};
@@ -21,6 +22,8 @@ use actuator::multi::as_tool;
 use actuator::otel::OtelSink;
 use actuator::prelude::*;
 use serde_json::{Value, json};
+
+use otel::{Phoenix, attribute, phoenix_venv, screenshot_trace, target_dir};
 
 /// Subtract one number from another.
 ///
@@ -36,153 +39,6 @@ async fn subtract(a: f64, b: f64) -> f64 {
 fn turn(id: &str, function: &str, args: Value, tokens: (u64, u64)) -> ModelOutput {
     ModelOutput::for_tool_calls("scripted", "", vec![ToolCall::new(id, function, args)])
         .with_usage(ModelUsage::new(tokens.0, tokens.1))
-}
-
-/// `target/test-env`: the test binary is `target/<profile>/deps/<name>`.
-fn phoenix_venv() -> Option<PathBuf> {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe
-        .ancestors()
-        .nth(3)
-        .unwrap()
-        .join("test-env/venv-phoenix");
-    if dir.join(".actuator-complete").exists() {
-        return Some(dir);
-    }
-    let reason = format!(
-        "{} is missing: run scripts/setup-test-env to install Arize Phoenix",
-        dir.display()
-    );
-    if std::env::var_os("CI").is_some() {
-        panic!("CI is set and {reason}");
-    }
-    eprintln!("skipped: {reason}");
-    None
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// `phoenix serve`, killed on drop (also when the test panics).
-struct Phoenix {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-}
-
-impl Phoenix {
-    fn start(venv: &std::path::Path) -> Phoenix {
-        let dir = tempfile::tempdir().unwrap();
-        let log = std::fs::File::create(dir.path().join("phoenix.log")).unwrap();
-        let port = free_port();
-        let child = Command::new(venv.join("bin/phoenix"))
-            .arg("serve")
-            .env("PHOENIX_WORKING_DIR", dir.path())
-            .env("PHOENIX_HOST", "127.0.0.1")
-            .env("PHOENIX_PORT", port.to_string())
-            .env("PHOENIX_GRPC_PORT", free_port().to_string())
-            // Offline: no usage reports, no fonts or scripts from elsewhere, none of the
-            // features that reach out (the assistant, the MCP server, Prometheus).
-            .env("PHOENIX_TELEMETRY_ENABLED", "false")
-            .env("PHOENIX_ALLOW_EXTERNAL_RESOURCES", "false")
-            .env("PHOENIX_DISABLE_AGENT_ASSISTANT", "true")
-            .env("PHOENIX_ENABLE_MCP_SERVER", "false")
-            .env("PHOENIX_ENABLE_PROMETHEUS", "false")
-            .env("DO_NOT_TRACK", "1")
-            .env_remove("PHOENIX_COLLECTOR_ENDPOINT")
-            .env_remove("PHOENIX_SQL_DATABASE_URL")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start phoenix: {e}"));
-        let mut phoenix = Phoenix { child, port, dir };
-        phoenix.wait_ready(Duration::from_secs(120));
-        phoenix
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(self.dir.path().join("phoenix.log")).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(40)..].join("\n")
-    }
-
-    fn wait_ready(&mut self, limit: Duration) {
-        let started = Instant::now();
-        let client = client();
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("phoenix exited with {status}:\n{}", self.log_tail());
-            }
-            let health = client
-                .get(self.url("/healthz"))
-                .timeout(Duration::from_secs(5))
-                .send();
-            if health.is_ok_and(|r| r.status().is_success()) {
-                eprintln!("phoenix ready after {:.1?}", started.elapsed());
-                return;
-            }
-            assert!(
-                started.elapsed() < limit,
-                "phoenix was not ready after {limit:?}:\n{}",
-                self.log_tail()
-            );
-            std::thread::sleep(Duration::from_millis(250));
-        }
-    }
-
-    /// The spans of the default project, read until `want` are there (Phoenix stores what it
-    /// receives asynchronously), at most `limit`.
-    fn spans(&self, want: usize, limit: Duration) -> Vec<Value> {
-        let started = Instant::now();
-        let client = client();
-        loop {
-            let body: Value = client
-                .get(self.url("/v1/projects/default/spans?limit=1000"))
-                .timeout(Duration::from_secs(10))
-                .send()
-                .and_then(reqwest::blocking::Response::json)
-                .unwrap_or(Value::Null);
-            let spans = body["data"].as_array().cloned().unwrap_or_default();
-            if spans.len() >= want || started.elapsed() > limit {
-                return spans;
-            }
-            std::thread::sleep(Duration::from_millis(250));
-        }
-    }
-}
-
-impl Drop for Phoenix {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A plain-HTTP client: reqwest's `rustls-no-provider` (the providers' feature) wants a TLS
-/// set-up even for `http://`, and this is the one the workspace's clients share.
-fn client() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
-        .tls_backend_preconfigured(actuator_model::tls::client_config(false, Vec::new()).unwrap())
-        .build()
-        .unwrap()
-}
-
-/// An attribute of a span as Phoenix returns it: flat (`"a.b": 1`) or nested (`{"a":{"b":1}}`).
-fn attribute<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
-    let attributes = &span["attributes"];
-    attributes
-        .get(key)
-        .or_else(|| key.split('.').try_fold(attributes, |v, part| v.get(part)))
 }
 
 #[test]
@@ -328,4 +184,25 @@ fn phoenix_receives_a_react_run_with_a_sub_agent() {
             .all(|s| attribute(s, "gen_ai.input.messages").is_none()),
         "contents are off by default"
     );
+
+    // The same trace in Phoenix's own UI: the tree of agents, the sub-agent's tool and the chats.
+    let screenshot = target_dir().join("phoenix-trace.png");
+    let shown = screenshot_trace(
+        &phoenix,
+        trace,
+        &screenshot,
+        &[
+            "invoke_agent supervisor",
+            "execute_tool calculator",
+            "invoke_agent calculator",
+            "execute_tool subtract",
+            "chat scripted",
+        ],
+        // A generation's attributes beside the tree: its model, provider and token counts.
+        &["chat scripted", "Attributes"],
+    );
+    if let Some(text) = shown {
+        assert!(text.contains("gen_ai.usage.input_tokens"), "{text}");
+        eprintln!("the trace in Phoenix's UI: {}", screenshot.display());
+    }
 }
