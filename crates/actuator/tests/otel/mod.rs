@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each test file uses part of it
 //! Arize Phoenix for the OTLP tests: `phoenix serve` offline on loopback, its REST API, and its
 //! web UI in headless Chromium (`phoenix_view.py`).
 //!
