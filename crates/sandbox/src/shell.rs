@@ -57,11 +57,14 @@ pub(crate) fn write_result(path: &str, raw: RawOutput) -> Result<(), SandboxErro
     }
 }
 
+/// Environment variables, in order.
+pub(crate) type Environment = Vec<(String, String)>;
+
 /// The argv and environment of an interactive session: under `script` when it wants a
 /// terminal (prompts, echo, and Ctrl+C), with a plain terminal type.
 pub(crate) fn session_command(
     request: &SessionRequest,
-) -> Result<(Vec<String>, Vec<(String, String)>), SandboxError> {
+) -> Result<(Vec<String>, Environment), SandboxError> {
     if request.argv.iter().any(|a| a.contains('\0'))
         || request
             .env
