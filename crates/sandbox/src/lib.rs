@@ -41,4 +41,8 @@ pub use sandbox::{
 mod local;
 pub use local::{Confinement, LocalSandbox, LocalSandboxBuilder, ResourceLimits};
 
+#[cfg(feature = "docker")]
+#[cfg_attr(docsrs, doc(cfg(feature = "docker")))]
+pub mod docker;
+
 pub mod testing;
