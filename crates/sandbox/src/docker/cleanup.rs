@@ -83,8 +83,8 @@ async fn down(project: &LsEntry) -> Result<(), DockerError> {
         .collect();
     let have_files = !files.is_empty() && files.iter().all(|f| Path::new(f).is_file());
     if have_files {
-        for file in files {
-            args.extend(["-f".into(), file.into()]);
+        for file in &files {
+            args.extend(["-f".into(), (*file).into()]);
         }
     }
     args.extend(
@@ -100,10 +100,30 @@ async fn down(project: &LsEntry) -> Result<(), DockerError> {
         .map(OsString::from),
     );
     cli::run_ok(&args, DEFAULT_DOWN_TIMEOUT).await?;
-    if !have_files {
+    if have_files {
+        for file in files {
+            remove_generated_files(&project.name, Path::new(file));
+        }
+    } else {
         remove_built_images(&project.name).await?;
     }
     Ok(())
+}
+
+/// Removes the directory of a project's generated compose files (`{tmp}/{project}-XXXXXX`,
+/// see `ComposeProject::up`), which a killed process could not; a user's own compose file is
+/// never in such a directory.
+fn remove_generated_files(project: &str, file: &Path) {
+    let Some(dir) = file.parent() else { return };
+    let ours = dir.parent() == Some(std::env::temp_dir().as_path())
+        && dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(project))
+            .is_some_and(|rest| rest.starts_with('-'));
+    if ours && let Err(e) = std::fs::remove_dir_all(dir) {
+        tracing::warn!(dir = %dir.display(), error = %e, "could not remove an orphaned project's files");
+    }
 }
 
 /// Removes the images compose built for `project` (named `{project}-{service}`), as the

@@ -17,7 +17,7 @@ use crate::SandboxError;
 /// let file = dir.path().join("compose.yaml");
 /// std::fs::write(&file, "services: [unclosed\n").unwrap();
 /// let err = ComposeConfig::from_file(&file).unwrap_err();
-/// assert!(matches!(err, DockerError::Malformed { line: Some(1), .. }));
+/// assert!(matches!(err, DockerError::Malformed { line: Some(_), .. }));
 /// assert!(err.to_string().contains("compose.yaml"));
 /// ```
 #[derive(Debug, thiserror::Error)]

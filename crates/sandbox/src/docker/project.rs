@@ -161,6 +161,8 @@ pub struct ServiceContainer {
     pub name: String,
     /// Its state (`running`, `exited`, …).
     pub state: String,
+    /// Its health (`healthy`, `unhealthy`, `starting`), empty without a health check.
+    pub health: String,
 }
 
 /// A compose project: one sample's containers, networks and volumes, taken down by
@@ -252,22 +254,29 @@ impl ComposeProject {
     }
 
     async fn start(&mut self, timeout: Duration) -> Result<(), DockerError> {
+        // Compose's own wait is longer than ours, so the deadline is always this one (the
+        // CLI killed, a Timeout error), as in the reference.
         let mut up = self.args(["up", "--detach", "--wait", "--wait-timeout"]);
-        up.push(timeout.as_secs().max(1).to_string().into());
+        up.push((timeout.as_secs() + 2).to_string().into());
         let out = cli::run(&up, timeout).await?;
         // As in the reference, `up --wait` failing is not yet an error: it also fails when a
         // service exits successfully. What counts is that the default service runs.
         self.containers = self.ps().await?;
-        let state = self
-            .container(&self.default_service)
-            .map_or("missing", |c| c.state.as_str());
+        let state = match self.container(&self.default_service) {
+            None => "missing".to_owned(),
+            // A health check that has not passed (`starting`, `unhealthy`) is not ready.
+            Some(c) if c.state == "running" && !matches!(c.health.as_str(), "" | "healthy") => {
+                format!("running, {}", c.health)
+            }
+            Some(c) => c.state.clone(),
+        };
         if state == "running" {
             return Ok(());
         }
-        if !out.success {
-            if let Some(e) = cli::diagnose().await {
-                return Err(e);
-            }
+        if !out.success
+            && let Some(e) = cli::diagnose().await
+        {
+            return Err(e);
         }
         let mut output = out.stderr;
         if !out.stdout.trim().is_empty() {
@@ -276,7 +285,7 @@ impl ComposeProject {
         Err(DockerError::NotRunning {
             project: self.name.clone(),
             service: self.default_service.clone(),
-            state: state.to_owned(),
+            state,
             output,
         })
     }
@@ -447,6 +456,8 @@ struct PsEntry {
     service: String,
     #[serde(rename = "State", default)]
     state: String,
+    #[serde(rename = "Health", default)]
+    health: String,
 }
 
 /// Parses `ps --format json`: one JSON array (Compose before 2.21) or one object per line.
@@ -482,6 +493,7 @@ pub(crate) fn parse_ps(
             id: e.id,
             name: e.name,
             state: e.state,
+            health: e.health,
         })
         .collect())
 }
