@@ -121,6 +121,19 @@ fn assert_nothing_left(project: &str) {
     }
 }
 
+/// How many generated-file directories of `project` are in the temporary directory.
+fn files_of(project: &str) -> usize {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{project}-"))
+        })
+        .count()
+}
+
 /// `docker exec` in a container; its standard output, or a panic with its error.
 fn exec(container: &str, script: &str) -> String {
     let out = Command::new("docker")
@@ -283,8 +296,15 @@ async fn a_dropped_project_is_taken_down() {
         .unwrap();
     let name = project.name().to_owned();
     assert_eq!(resources("container", &name).len(), 1);
+    assert_eq!(files_of(&name), 1);
     drop(project);
     assert_nothing_left(&name);
+    // The background down removes the generated files once compose has read them.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while files_of(&name) != 0 {
+        assert!(Instant::now() < deadline, "{name}'s files are left");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[tokio::test]
@@ -487,17 +507,6 @@ async fn a_killed_process_leaves_an_orphan_that_cleanup_orphans_removes() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(resources("container", &name).len(), 1, "{name}");
 
-    let files_of = |name: &str| {
-        std::fs::read_dir(std::env::temp_dir())
-            .unwrap()
-            .filter_map(Result::ok)
-            .filter(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .starts_with(&format!("{name}-"))
-            })
-            .count()
-    };
     assert_eq!(
         files_of(&name),
         1,
@@ -533,9 +542,12 @@ fn run_as_child(test: &str, env: &[(&str, std::ffi::OsString)]) {
 async fn an_unreachable_daemon_is_an_error_that_says_how_to_start_it() {
     const TEST: &str = "an_unreachable_daemon_is_an_error_that_says_how_to_start_it";
     if std::env::var_os(CHILD_ENV).is_some() {
+        let before = files_of("actuator-nodaemon");
         let err = ComposeProject::up(&ComposeConfig::generic(), ComposeOptions::new("nodaemon"))
             .await
             .unwrap_err();
+        // Nothing was created, so nothing waits on a down: its files are gone at once.
+        assert_eq!(files_of("actuator-nodaemon"), before);
         assert!(
             matches!(err, DockerError::DaemonUnreachable { .. }),
             "{err}"
@@ -598,4 +610,43 @@ async fn a_missing_compose_plugin_is_an_error_that_says_how_to_install_it() {
     path.push(":");
     path.push(std::env::var_os("PATH").unwrap_or_default());
     run_as_child(TEST, &[("PATH", path)]);
+}
+
+/// A project that will not go down (its compose file was broken after `up`) does not keep
+/// `cleanup_orphans` from taking down the others; its error is returned after them.
+#[tokio::test]
+async fn cleanup_orphans_goes_on_past_a_project_that_will_not_go_down() {
+    let Some(_lock) = docker(true) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "compose.yaml",
+        &format!(
+            "services:\n  default:\n    image: {TEST_IMAGE}\n    command: tail -f /dev/null\n    init: true\n    network_mode: none\n"
+        ),
+    );
+    let broken = ComposeProject::up(
+        &ComposeConfig::from_file(&file).unwrap(),
+        ComposeOptions::new("broken"),
+    )
+    .await
+    .unwrap();
+    let fine = ComposeProject::up(&ComposeConfig::generic(), ComposeOptions::new("fine"))
+        .await
+        .unwrap();
+    let (broken_name, fine_name) = (broken.name().to_owned(), fine.name().to_owned());
+    // As a killed process would: neither is taken down by this process.
+    std::mem::forget(broken);
+    std::mem::forget(fine);
+    std::fs::write(&file, "services: [broken\n").unwrap();
+
+    let err = cleanup_orphans().await.unwrap_err();
+    assert!(err.to_string().contains(&broken_name), "{err}");
+    assert_nothing_left(&fine_name);
+    assert_eq!(resources("container", &broken_name).len(), 1);
+
+    // Without its compose file, compose takes it down by its labels.
+    std::fs::remove_file(&file).unwrap();
+    assert!(cleanup_project(&broken_name).await.unwrap());
+    assert_nothing_left(&broken_name);
 }

@@ -23,6 +23,9 @@ struct LsEntry {
 /// [`PROJECT_NAME_PATTERN`](super::PROJECT_NAME_PATTERN), running or not, with its volumes,
 /// networks and built images, and returns the names taken down.
 ///
+/// Every matching project is tried; if any fails, the first failure is returned after the
+/// others were taken down.
+///
 /// Like the reference's cleanup command it cannot tell a project left by a killed process
 /// from one a running evaluation still uses: run it when none is running.
 ///
@@ -59,14 +62,24 @@ async fn cleanup_where(select: impl Fn(&str) -> bool) -> Result<Vec<String>, Doc
     let out = cli::run_ok(&ls, QUERY_TIMEOUT).await?;
     let projects = parse_ls(&command_line(&ls), &out.stdout, out.stdout_truncated)?;
     let mut removed = Vec::new();
+    let mut first_error = None;
     for project in projects {
         if !is_project_name(&project.name) || !select(&project.name) {
             continue;
         }
-        down(&project).await?;
-        removed.push(project.name);
+        // One project that will not go down does not keep the others up.
+        match down(&project).await {
+            Ok(()) => removed.push(project.name),
+            Err(e) => {
+                tracing::warn!(project = %project.name, error = %e, "cleanup of a compose project failed");
+                first_error.get_or_insert(e);
+            }
+        }
     }
-    Ok(removed)
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(removed),
+    }
 }
 
 async fn down(project: &LsEntry) -> Result<(), DockerError> {

@@ -169,9 +169,10 @@ pub struct ServiceContainer {
 /// [`down`](ComposeProject::down) or, failing that, when dropped.
 ///
 /// Dropping a project that was not taken down starts `docker compose down` in the
-/// background (in its own process group, so a Ctrl-C of the caller's terminal does not stop
-/// it), reaped by a thread that then removes the project's generated files; it goes on
-/// even if the calling process exits first. [`cleanup_orphans`](super::cleanup_orphans)
+/// background rather than blocking the dropping thread (which may be an async runtime's):
+/// a small `sh` runs it and then removes the project's generated files, in its own process
+/// group (a Ctrl-C of the caller's terminal does not stop it), reaped by a thread; it goes
+/// on even if the calling process exits first. [`cleanup_orphans`](super::cleanup_orphans)
 /// takes down what a killed process left.
 ///
 /// ```no_run
@@ -203,9 +204,22 @@ impl ComposeProject {
     /// the project is taken down before the error returns.
     pub async fn up(config: &ComposeConfig, options: ComposeOptions) -> Result<Self, DockerError> {
         let name = project_name(&options.task);
-        let files = tempfile::Builder::new()
-            .prefix(&format!("{name}-"))
-            .tempdir()?;
+        // The generated files' directory, made only when there is something to write (a
+        // killed process leaves it behind; `cleanup_orphans` finds it through compose).
+        let mut files: Option<tempfile::TempDir> = None;
+        let mut write_file = |file: &str, text: &str| -> Result<PathBuf, DockerError> {
+            let dir = match &mut files {
+                Some(dir) => dir,
+                None => files.insert(
+                    tempfile::Builder::new()
+                        .prefix(&format!("{name}-"))
+                        .tempdir()?,
+                ),
+            };
+            let path = dir.path().join(file);
+            std::fs::write(&path, text)?;
+            Ok(path)
+        };
         let mut base_args: Vec<OsString> = vec!["compose".into(), "-p".into(), name.clone().into()];
         let project_dir = match (config.file(), config.generated_yaml()) {
             (Some(file), _) => {
@@ -213,20 +227,15 @@ impl ComposeProject {
                 config.project_dir().map(Path::to_path_buf)
             }
             (None, Some(yaml)) => {
-                let file = files.path().join("compose.yaml");
-                std::fs::write(&file, yaml)?;
+                let file = write_file("compose.yaml", yaml)?;
+                let own_dir = file.parent().map(Path::to_path_buf);
                 base_args.extend(["-f".into(), file.into_os_string()]);
-                Some(
-                    config
-                        .project_dir()
-                        .map_or_else(|| files.path().to_path_buf(), Path::to_path_buf),
-                )
+                config.project_dir().map(Path::to_path_buf).or(own_dir)
             }
             (None, None) => None,
         };
         if !options.extra_volumes.is_empty() {
-            let file = files.path().join("override.yaml");
-            std::fs::write(&file, override_yaml(&options.extra_volumes)?)?;
+            let file = write_file("override.yaml", &override_yaml(&options.extra_volumes)?)?;
             base_args.extend(["-f".into(), file.into_os_string()]);
         }
         if let Some(dir) = project_dir {
@@ -240,11 +249,21 @@ impl ComposeProject {
             default_service: config.default_service().to_owned(),
             containers: Vec::new(),
             down_timeout: options.down_timeout,
-            files: Some(files),
+            files,
             down: false,
         };
         match project.start(options.up_timeout).await {
             Ok(()) => Ok(project),
+            // Without a CLI, plugin or daemon nothing was created, and nothing can go down.
+            Err(
+                e @ (DockerError::DockerMissing { .. }
+                | DockerError::ComposeMissing { .. }
+                | DockerError::DaemonUnreachable { .. }),
+            ) => {
+                project.down = true;
+                project.files.take();
+                Err(e)
+            }
             Err(e) => {
                 // Best effort: if this fails too, Drop tries again.
                 let _ = project.down_now().await;
@@ -371,34 +390,44 @@ impl Drop for ComposeProject {
             return;
         }
         use std::os::unix::process::CommandExt as _;
-        let spawned = std::process::Command::new("docker")
+        // `sh` runs the down and then removes the generated files, so both happen even when
+        // this process exits first; the directory is passed as an argument, never quoted
+        // into the script.
+        let dir = self.files.take().map(tempfile::TempDir::keep);
+        let spawned = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"dir="$1"; shift; "$@"; status=$?; [ -z "$dir" ] || rm -rf -- "$dir"; exit $status"#)
+            .arg("compose-down")
+            .arg(dir.as_deref().map_or_else(Default::default, Path::as_os_str))
+            .arg("docker")
             .args(self.down_args())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .process_group(0)
             .spawn();
-        let files = self.files.take();
         match spawned {
             Ok(mut child) => {
                 let name = self.name.clone();
-                // Reaps the CLI, then removes the files it read. If the thread cannot start,
-                // the child still runs (and is reaped by init once this process exits).
+                // Reaps it. If the thread cannot start, the child still runs (and init reaps
+                // it once this process exits).
                 let _ = std::thread::Builder::new()
                     .name("compose-down".into())
-                    .spawn(move || {
-                        match child.wait() {
-                            Ok(status) if status.success() => {}
-                            Ok(status) => tracing::warn!(project = %name, %status,
-                                "docker compose down of a dropped project failed; run cleanup_orphans"),
-                            Err(e) => tracing::warn!(project = %name, error = %e,
-                                "waiting for docker compose down failed"),
-                        }
-                        drop(files);
+                    .spawn(move || match child.wait() {
+                        Ok(status) if status.success() => {}
+                        Ok(status) => tracing::warn!(project = %name, %status,
+                            "docker compose down of a dropped project failed; run cleanup_orphans"),
+                        Err(e) => tracing::warn!(project = %name, error = %e,
+                            "waiting for docker compose down failed"),
                     });
             }
-            Err(e) => tracing::warn!(project = %self.name, error = %e,
-                "could not start docker compose down for a dropped project; run cleanup_orphans"),
+            Err(e) => {
+                tracing::warn!(project = %self.name, error = %e,
+                    "could not start docker compose down for a dropped project; run cleanup_orphans");
+                if let Some(dir) = dir {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+            }
         }
     }
 }
