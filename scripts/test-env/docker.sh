@@ -163,8 +163,10 @@ fi
 # tarball was rebuilt or any tag is missing or points elsewhere.
 imported="$(cat "$env_dir/docker-images.ok" 2>/dev/null || true)"
 fresh=1
+old_ids=()
 for image in "${images[@]}"; do
     id="$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
+    [[ -z "$id" ]] || old_ids+=("$id")
     if [[ -z "$imported" ]] || [[ "$id" != "$imported" ]]; then
         fresh=0
     fi
@@ -178,6 +180,11 @@ else
         docker tag "$id" "$image"
     done
     echo "$id" >"$env_dir/docker-images.ok"
+    # The images these tags named before, now untagged: removed unless a container uses one
+    # (never forced).
+    for old in "${old_ids[@]}"; do
+        [[ "$old" == "$id" ]] || docker rmi "$old" >/dev/null 2>&1 || true
+    done
 fi
 # A smoke test: the image runs and has the tools the sandbox needs.
 if ! out="$(docker run --rm --network none "${images[0]}" sh -c 'python3 --version && bash --version | head -n 1' 2>&1)"; then
