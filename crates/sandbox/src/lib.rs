@@ -14,6 +14,10 @@
 //!   unprivileged user (`nobody` by default). A small bash supervisor inside forks each
 //!   command as its own process group, so a process left in the background keeps running
 //!   until the sandbox is dropped, which ends the whole PID namespace.
+//! - `docker` (feature `docker`): the foundation of Docker sandboxes: compose configurations
+//!   read as the reference reads them (a compose file, a Dockerfile, or its default image),
+//!   and one compose project per sample, brought up and always taken down through the real
+//!   `docker compose` CLI.
 //! - [`SandboxHandle`]: the run resource through which tools find their run's sandbox
 //!   (`RunOptions::resource(SandboxHandle::new(sandbox))`; tools read it from
 //!   `ToolContext::extensions`).
@@ -41,5 +45,9 @@ pub use sandbox::{
 mod local;
 mod shell;
 pub use local::{Confinement, LocalSandbox, LocalSandboxBuilder, ResourceLimits};
+
+#[cfg(feature = "docker")]
+#[cfg_attr(docsrs, doc(cfg(feature = "docker")))]
+pub mod docker;
 
 pub mod testing;
