@@ -39,7 +39,7 @@ pub use error::{SandboxError, combine_output, format_size};
 mod sandbox;
 pub use sandbox::{
     DEFAULT_MAX_EXEC_OUTPUT, ExecOutput, ExecRequest, InteractiveProcess, NO_SANDBOX_MESSAGE,
-    Sandbox, SandboxHandle, SessionRequest,
+    Sandbox, SandboxConnection, SandboxHandle, SessionRequest,
 };
 
 mod local;

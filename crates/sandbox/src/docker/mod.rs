@@ -32,8 +32,10 @@
 mod cleanup;
 mod cli;
 mod compose;
+mod container;
 mod error;
 mod project;
+mod sandbox;
 
 pub use cleanup::{cleanup_orphans, cleanup_project};
 pub use cli::{MAX_CLI_STDERR, MAX_CLI_STDOUT};
@@ -43,6 +45,7 @@ pub use project::{
     ComposeOptions, ComposeProject, DEFAULT_DOWN_TIMEOUT, DEFAULT_UP_TIMEOUT, PROJECT_NAME_PATTERN,
     ServiceContainer, is_project_name, project_name,
 };
+pub use sandbox::{DockerSandbox, DockerSandboxBuilder, max_sandboxes};
 
 #[cfg(test)]
 mod tests {

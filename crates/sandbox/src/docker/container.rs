@@ -1,0 +1,301 @@
+//! Commands in one running container, fast: one long-lived supervisor per user, started once
+//! with `docker exec` (about 100 ms), then each command costs what it costs on this machine
+//! (a script written to the control directory, a line to the supervisor, two FIFOs), not a
+//! `docker exec` of its own.
+//!
+//! The control directory is the host's, bind-mounted **read-only** at the same path in the
+//! container (the compose project adds the mount), exactly as bubblewrap binds it for a
+//! [`LocalSandbox`](crate::LocalSandbox): the same supervisor, the same scripts, the same
+//! semantics and texts for timeouts, output limits and process groups, and nothing a command
+//! writes can become a path the host opens.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use crate::local::command::Identity;
+use crate::local::run::RawOutput;
+use crate::local::script::{Input, Launch};
+use crate::local::supervisor::{Supervisor, SupervisorHost};
+use crate::{DEFAULT_MAX_EXEC_OUTPUT, ExecRequest, InteractiveProcess, SandboxError};
+
+/// How long a one-off `docker` command (a user's ids, an inspect) may take.
+const DOCKER_CLI_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most a one-off `docker` command's output is read.
+const DOCKER_CLI_OUTPUT: usize = 64 * 1024;
+
+/// One container's commands.
+#[derive(Debug)]
+pub(crate) struct ContainerExec {
+    docker: PathBuf,
+    container: String,
+    workdir: PathBuf,
+    /// Bound read-only at the same path in the container; a control directory per user in it.
+    ctl_root: PathBuf,
+    /// The supervisors' standard error (the host's only).
+    logs: PathBuf,
+    default_user: Option<String>,
+    supervisors: Mutex<HashMap<Option<String>, Arc<Supervisor>>>,
+    next: AtomicU64,
+}
+
+/// Starts a supervisor in a container as one user.
+#[derive(Debug)]
+struct DockerExec {
+    docker: PathBuf,
+    container: String,
+    user: Option<String>,
+    workdir: PathBuf,
+    ctl: PathBuf,
+    log: PathBuf,
+    identity: Identity,
+}
+
+impl SupervisorHost for DockerExec {
+    fn command(&self, argv: &[String]) -> Result<std::process::Command, SandboxError> {
+        let mut command = std::process::Command::new(&self.docker);
+        command.args(["exec", "-i"]);
+        if let Some(user) = &self.user {
+            command.args(["-u", user]);
+        }
+        command
+            .arg("-w")
+            .arg(&self.workdir)
+            .arg(&self.container)
+            .args(argv);
+        Ok(command)
+    }
+
+    fn ctl(&self) -> &Path {
+        &self.ctl
+    }
+
+    fn identity(&self) -> Identity {
+        self.identity
+    }
+
+    fn log(&self) -> &Path {
+        &self.log
+    }
+
+    fn start_dir(&self) -> &Path {
+        &self.workdir
+    }
+
+    fn missing(&self) -> SandboxError {
+        docker_missing()
+    }
+
+    fn refused(&self, printed: String) -> SandboxError {
+        SandboxError::unavailable(format!(
+            "The container {} could not start the sandbox's supervisor (it needs bash): {printed}",
+            self.container
+        ))
+    }
+}
+
+/// The `docker` CLI is not installed (or not on `PATH`).
+pub(crate) fn docker_missing() -> SandboxError {
+    SandboxError::unavailable(
+        "The docker CLI was not found. Install Docker (Debian/Ubuntu: `apt-get install docker.io`, \
+         with the compose plugin), or run `scripts/setup-test-env`."
+            .to_owned(),
+    )
+}
+
+/// Runs a one-off `docker` command, bounded in time and output; its standard output, or an
+/// error with what it printed.
+pub(crate) async fn docker_output(docker: &Path, args: &[&str]) -> Result<String, SandboxError> {
+    let mut command = Command::new(docker);
+    command.args(args).kill_on_drop(true);
+    let run = tokio::time::timeout(DOCKER_CLI_TIMEOUT, command.output());
+    let output = match run.await {
+        Err(_) => {
+            return Err(SandboxError::unavailable(format!(
+                "`docker {}` did not finish within {DOCKER_CLI_TIMEOUT:?}; is the Docker daemon \
+                 responding?",
+                args.join(" ")
+            )));
+        }
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return Err(docker_missing()),
+        Ok(Err(e)) => {
+            return Err(SandboxError::unavailable_from(
+                format!("`docker {}` could not run", args.join(" ")),
+                e,
+            ));
+        }
+        Ok(Ok(output)) => output,
+    };
+    let cut = |bytes: &[u8]| {
+        let bytes = &bytes[..bytes.len().min(DOCKER_CLI_OUTPUT)];
+        String::from_utf8_lossy(bytes).trim().to_owned()
+    };
+    if output.status.success() {
+        Ok(cut(&output.stdout))
+    } else {
+        Err(SandboxError::unavailable(format!(
+            "`docker {}` failed: {}",
+            args.join(" "),
+            cut(&output.stderr)
+        )))
+    }
+}
+
+impl ContainerExec {
+    /// Commands in `container`, whose control directories are made in `ctl_root` (bound
+    /// read-only at the same path in the container) and whose supervisors log to `logs`.
+    /// The working directory is the container's (its image's `WORKDIR`, else `/`).
+    pub(crate) async fn new(
+        docker: PathBuf,
+        container: String,
+        ctl_root: PathBuf,
+        logs: PathBuf,
+        default_user: Option<String>,
+    ) -> Result<ContainerExec, SandboxError> {
+        let workdir = docker_output(
+            &docker,
+            &["inspect", "--format", "{{.Config.WorkingDir}}", &container],
+        )
+        .await?;
+        let workdir = if workdir.starts_with('/') {
+            PathBuf::from(workdir)
+        } else {
+            PathBuf::from("/")
+        };
+        Ok(ContainerExec {
+            docker,
+            container,
+            workdir,
+            ctl_root,
+            logs,
+            default_user,
+            supervisors: Mutex::default(),
+            next: AtomicU64::new(0),
+        })
+    }
+
+    /// The container's id.
+    pub(crate) fn container(&self) -> &str {
+        &self.container
+    }
+
+    /// The directory commands start in.
+    pub(crate) fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The uid and gid of `user` in the container (its default user when `None`), as the
+    /// identity its control directory's files are handed to.
+    async fn identity(&self, user: Option<&str>) -> Result<Identity, SandboxError> {
+        let mut args = vec!["exec"];
+        if let Some(user) = user {
+            args.extend(["-u", user]);
+        }
+        args.extend([self.container.as_str(), "sh", "-c", "id -u; id -g"]);
+        let printed = docker_output(&self.docker, &args).await?;
+        let mut ids = printed.lines().map(|l| l.trim().parse::<u32>());
+        let (Some(Ok(uid)), Some(Ok(gid))) = (ids.next(), ids.next()) else {
+            return Err(SandboxError::unavailable(format!(
+                "The container {} did not say who its user {} is: {printed:?}",
+                self.container,
+                user.unwrap_or("(default)")
+            )));
+        };
+        Ok(if uid == rustix::process::geteuid().as_raw() {
+            Identity::Caller
+        } else {
+            Identity::Drop { uid, gid }
+        })
+    }
+
+    /// The running supervisor of `user`, or a new one (the first command as that user, or
+    /// one after a command killed the last).
+    async fn supervisor(&self, user: Option<String>) -> Result<Arc<Supervisor>, SandboxError> {
+        let user = user.or_else(|| self.default_user.clone());
+        {
+            let slot = self
+                .supervisors
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(running) = slot.get(&user).filter(|s| s.alive()) {
+                return Ok(Arc::clone(running));
+            }
+        }
+        let identity = self.identity(user.as_deref()).await?;
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let host = DockerExec {
+            docker: self.docker.clone(),
+            container: self.container.clone(),
+            user: user.clone(),
+            workdir: self.workdir.clone(),
+            ctl: self.ctl_root.join(format!("s{n}")),
+            log: self.logs.join(format!("supervisor-{n}.log")),
+            identity,
+        };
+        // Starting waits for the supervisor's first line: a `docker exec` away.
+        let started = tokio::task::spawn_blocking(move || Supervisor::start(&host))
+            .await
+            .map_err(|e| {
+                SandboxError::unavailable_from("The sandbox's supervisor did not start", e)
+            })??;
+        let fresh = Arc::new(started);
+        let mut slot = self
+            .supervisors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Two first commands at once may both start one: the first kept wins.
+        let kept = slot
+            .entry(user)
+            .and_modify(|s| {
+                if !s.alive() {
+                    *s = Arc::clone(&fresh);
+                }
+            })
+            .or_insert_with(|| Arc::clone(&fresh));
+        Ok(Arc::clone(kept))
+    }
+
+    /// Runs `request` to completion, as [`Sandbox::exec`](crate::Sandbox::exec) says.
+    pub(crate) async fn exec_raw(&self, request: ExecRequest) -> Result<RawOutput, SandboxError> {
+        if request.has_nul_byte() || request.user.as_deref().is_some_and(|u| u.contains('\0')) {
+            return Err(SandboxError::NulByte);
+        }
+        let cwd = match request.cwd.as_deref() {
+            None => self.workdir.clone(),
+            Some(c) => self.workdir.join(c),
+        };
+        let limit = request.max_output.unwrap_or(DEFAULT_MAX_EXEC_OUTPUT);
+        let supervisor = self.supervisor(request.user).await?;
+        let launch = Launch {
+            argv: &request.argv,
+            cwd: &cwd,
+            env: &request.env,
+            input: request.stdin.map_or(Input::Null, Input::Bytes),
+            stderr: true,
+        };
+        supervisor.exec(launch, request.timeout, limit).await
+    }
+
+    /// Starts an interactive process as the default user.
+    pub(crate) async fn session(
+        &self,
+        argv: &[String],
+        env: &[(String, String)],
+    ) -> Result<InteractiveProcess, SandboxError> {
+        let supervisor = self.supervisor(None).await?;
+        let launch = Launch {
+            argv,
+            cwd: &self.workdir,
+            env,
+            input: Input::Pipe,
+            stderr: false,
+        };
+        supervisor.session(launch).await
+    }
+}
+
