@@ -212,6 +212,7 @@ fn spec(
                 })
                 .collect(),
         ),
+        sandbox: task.sandbox_spec.clone(),
     }
 }
 

@@ -327,6 +327,7 @@ async fn attempt_sample(
             }),
             (None, None) => None,
         },
+        sandbox: task.sandbox_spec.clone(),
     };
     let outcome = SampleOutcome {
         entry,

@@ -7,6 +7,7 @@ use actuator_model::BoxFuture;
 use actuator_multi::Solver;
 use actuator_sandbox::{SandboxError, SandboxHandle};
 
+use crate::log::SandboxSpec;
 use crate::sample::Dataset;
 use crate::scorer::{Scorer, SharedScorer};
 
@@ -43,6 +44,8 @@ pub struct Task {
     pub epochs: u32,
     /// Makes each sample's sandbox (a run resource its tools find), when the task has one.
     pub sandbox: Option<SandboxFactory>,
+    /// How the log names the sandbox ([`Task::docker`] sets it).
+    pub sandbox_spec: Option<SandboxSpec>,
 }
 
 /// Makes a fresh sandbox for one sample ([`Task::sandbox`], [`Task::sandbox_async`]); when
@@ -84,6 +87,7 @@ impl Task {
             limits: Vec::new(),
             epochs: 1,
             sandbox: None,
+            sandbox_spec: None,
         }
     }
 
@@ -108,6 +112,41 @@ impl Task {
             Box::pin(async move { made })
         }));
         self
+    }
+
+    /// Gives each sample a compose project of its own from `config` (Inspect's
+    /// `sandbox=("docker", "compose.yaml")`), at most [`max_sandboxes`] at once across the
+    /// task's samples, taken down when the sample ends; the log names it as the reference
+    /// does (`{"type": "docker", "config": "compose.yaml"}`).
+    ///
+    /// [`max_sandboxes`]: actuator_sandbox::docker::max_sandboxes
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_eval::{Dataset, Sample, Task, chain};
+    /// use actuator_sandbox::docker::ComposeConfig;
+    /// let task = Task::new("shell", Dataset::new([Sample::new("ls", "")]), Arc::new(chain(Vec::new())))
+    ///     .docker(ComposeConfig::generic());
+    /// assert_eq!(task.sandbox_spec.unwrap().kind, "docker");
+    /// ```
+    #[cfg(feature = "docker")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "docker")))]
+    #[must_use]
+    pub fn docker(mut self, config: actuator_sandbox::docker::ComposeConfig) -> Self {
+        use actuator_sandbox::docker::{ComposeOptions, DockerSandbox, max_sandboxes};
+        let name = config
+            .file()
+            .and_then(|f| f.file_name())
+            .map(|f| f.to_string_lossy().into_owned());
+        self.sandbox_spec = Some(SandboxSpec::new("docker", name));
+        let limit = max_sandboxes();
+        let task = self.name.clone();
+        self.sandbox_async(move || {
+            let builder = DockerSandbox::builder(config.clone())
+                .options(ComposeOptions::new(task.clone()))
+                .limit(Arc::clone(&limit));
+            async move { builder.build().await.map(SandboxHandle::new) }
+        })
     }
 
     /// Gives each sample a fresh sandbox made by an async `make` (a container brought up for

@@ -33,3 +33,67 @@ pub fn confined(builder: LocalSandboxBuilder) -> Result<Option<LocalSandbox>, St
         Err(other) => Err(format!("the sandbox could not be built: {other}")),
     }
 }
+
+/// The image the Docker tests run (a local Debian with python3, built by
+/// `scripts/test-env/docker.sh`; also tagged as the reference's default image).
+#[cfg(feature = "docker")]
+pub const DOCKER_TEST_IMAGE: &str = "actuator-test/debian:bookworm";
+
+/// Held by a Docker test for its duration: a shared lock on a file in the temporary
+/// directory, which the tests that take down every project ([`cleanup_orphans`]) hold
+/// exclusively, so they never remove another test's project.
+///
+/// [`cleanup_orphans`]: crate::docker::cleanup_orphans
+#[cfg(feature = "docker")]
+#[derive(Debug)]
+pub struct DockerTestLock(#[allow(dead_code)] std::fs::File);
+
+/// The Docker engine for a test, by the project's rule for missing components.
+///
+/// - `Ok(Some(lock))` when the `docker` CLI answers and has [`DOCKER_TEST_IMAGE`] (the lock
+///   is shared, or exclusive when `exclusive`);
+/// - `Ok(None)` when it does not and `CI` is unset, after printing a note (skip);
+/// - `Err(message)` when it does not and `CI` is set (the test must fail).
+///
+/// ```no_run
+/// let Some(_lock) = actuator_sandbox::testing::docker_engine(false).expect("docker") else {
+///     return; // skipped: no Docker here
+/// };
+/// ```
+#[cfg(feature = "docker")]
+pub fn docker_engine(exclusive: bool) -> Result<Option<DockerTestLock>, String> {
+    use rustix::fs::{FlockOperation, flock};
+    let problem = match std::process::Command::new("docker")
+        .args(["image", "inspect", "--format", "{{.Id}}", DOCKER_TEST_IMAGE])
+        .output()
+    {
+        Err(e) => Some(format!("the docker CLI cannot run: {e}")),
+        Ok(out) if !out.status.success() => Some(format!(
+            "docker has no {DOCKER_TEST_IMAGE} or no daemon answers: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Ok(_) => None,
+    };
+    if let Some(problem) = problem {
+        if std::env::var_os("CI").is_some() {
+            return Err(format!(
+                "CI is set, so a missing component is a failure: {problem} (run scripts/setup-test-env)"
+            ));
+        }
+        println!("note: skipping a Docker test: {problem} (run scripts/setup-test-env)");
+        return Ok(None);
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(std::env::temp_dir().join("actuator-docker-tests.lock"))
+        .map_err(|e| format!("the Docker tests' lock file cannot be opened: {e}"))?;
+    let op = if exclusive {
+        FlockOperation::LockExclusive
+    } else {
+        FlockOperation::LockShared
+    };
+    flock(&file, op).map_err(|e| format!("the Docker tests' lock cannot be taken: {e}"))?;
+    Ok(Some(DockerTestLock(file)))
+}

@@ -12,3 +12,4 @@ mod zip_append;
 pub use file::LogFormat;
 pub use merge::merge_logs;
 pub use read::read_eval_log;
+pub use schema::SandboxSpec;

@@ -66,6 +66,41 @@ pub struct EvalSpec {
     /// The scorers and their metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scorers: Option<Vec<Value>>,
+    /// The task's sandbox, when it has one the reference can name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxSpec>,
+}
+
+/// Which sandbox a task or sample ran in (the reference's `SandboxEnvironmentSpec`): its type
+/// (`docker`) and configuration (the compose file's name, or none for the default).
+///
+/// ```
+/// use actuator_eval::log::SandboxSpec;
+/// let spec = SandboxSpec::new("docker", Some("compose.yaml".into()));
+/// assert_eq!(
+///     serde_json::to_value(&spec).unwrap(),
+///     serde_json::json!({"type": "docker", "config": "compose.yaml"})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SandboxSpec {
+    /// The sandbox type (`docker`, `local`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its configuration (a file name).
+    #[serde(default)]
+    pub config: Option<String>,
+}
+
+impl SandboxSpec {
+    /// A spec of `kind` with `config`.
+    pub fn new(kind: impl Into<String>, config: Option<String>) -> Self {
+        SandboxSpec {
+            kind: kind.into(),
+            config,
+        }
+    }
 }
 
 /// The dataset's name, location, size and ids.
@@ -246,6 +281,9 @@ pub struct EvalSample {
     /// The limit it hit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<EvalSampleLimit>,
+    /// The sandbox it ran in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxSpec>,
 }
 
 impl EvalSample {

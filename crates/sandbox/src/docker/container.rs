@@ -298,4 +298,3 @@ impl ContainerExec {
         supervisor.session(launch).await
     }
 }
-

@@ -6,48 +6,12 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rustix::fs::{FlockOperation, flock};
-
-pub const TEST_IMAGE: &str = "actuator-test/debian:bookworm";
+pub use actuator_sandbox::testing::DOCKER_TEST_IMAGE as TEST_IMAGE;
 pub const CHILD_ENV: &str = "ACTUATOR_DOCKER_TEST_CHILD";
 
-/// Held for a test's duration (see the module docs).
-pub struct DockerLock(std::fs::File);
-
-/// The lock if Docker and the test image are here; `None` (skip) if not, outside CI.
-pub fn docker(exclusive: bool) -> Option<DockerLock> {
-    let problem = match Command::new("docker")
-        .args(["image", "inspect", "--format", "{{.Id}}", TEST_IMAGE])
-        .output()
-    {
-        Err(e) => Some(format!("the docker CLI cannot run: {e}")),
-        Ok(out) if !out.status.success() => Some(format!(
-            "docker has no {TEST_IMAGE} or no daemon answers: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-        Ok(_) => None,
-    };
-    if let Some(problem) = problem {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set and {problem} (run scripts/setup-test-env)"
-        );
-        println!("note: skipping: {problem} (run scripts/setup-test-env)");
-        return None;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(std::env::temp_dir().join("actuator-docker-tests.lock"))
-        .unwrap();
-    let op = if exclusive {
-        FlockOperation::LockExclusive
-    } else {
-        FlockOperation::LockShared
-    };
-    flock(&file, op).unwrap();
-    Some(DockerLock(file))
+/// The engine and the tests' lock, or a skip outside CI (see `testing::docker_engine`).
+pub fn docker(exclusive: bool) -> Option<actuator_sandbox::testing::DockerTestLock> {
+    actuator_sandbox::testing::docker_engine(exclusive).unwrap()
 }
 
 /// The ids of `kind` (`container`, `network`, `volume`) labelled with `project`.

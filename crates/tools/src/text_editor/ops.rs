@@ -61,6 +61,12 @@ printf '%s\n' "$p"
 realpath -m -- .
 if [ -d "$p" ]; then echo dir; elif [ -e "$p" ] || [ -L "$p" ]; then echo file; else echo missing; fi"#;
 
+/// Whether the resolved `path` is `workdir` or under it (every path is under `/`, a
+/// container's usual working directory).
+fn inside(path: &str, workdir: &str) -> bool {
+    workdir == "/" || path == workdir || path.starts_with(&format!("{workdir}/"))
+}
+
 impl Editor<'_> {
     fn request<I, S>(&self, argv: I) -> ExecRequest
     where
@@ -84,8 +90,7 @@ impl Editor<'_> {
                 out.stderr.trim()
             )));
         };
-        let inside = path == workdir || path.starts_with(&format!("{workdir}/"));
-        if !inside {
+        if !inside(path, workdir) {
             return Err(ToolError::permission(
                 &format!(
                     "The path {path} is outside the working directory {workdir}; text_editor only works on files inside it"
@@ -341,5 +346,21 @@ impl Editor<'_> {
                 ))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inside;
+
+    #[test]
+    fn a_path_is_inside_its_working_directory_and_every_path_inside_root() {
+        assert!(inside("/work/a.txt", "/work"));
+        assert!(inside("/work", "/work"));
+        assert!(!inside("/workshop/a.txt", "/work"));
+        assert!(!inside("/etc/passwd", "/work"));
+        // A container whose working directory is `/`.
+        assert!(inside("/tmp/plan.txt", "/"));
+        assert!(inside("/", "/"));
     }
 }
