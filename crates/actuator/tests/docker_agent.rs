@@ -228,3 +228,74 @@ print(json.dumps({
     assert_eq!(read["samples"], json!([spec, spec, spec]));
     assert_eq!(read["tools"], 6, "a bash call and a submit per sample");
 }
+
+/// Panics in every sample, after its sandbox is up.
+struct Panics;
+impl actuator::multi::Solver for Panics {
+    fn solve<'a>(
+        &'a self,
+        _state: &'a mut actuator::multi::TaskState,
+        _cx: &'a actuator::agent::RunContext,
+    ) -> actuator::model::BoxFuture<'a, Result<(), actuator::agent::AgentError>> {
+        Box::pin(async { panic!("the solver broke") })
+    }
+}
+
+/// The compose projects (any state) whose names start with `prefix`.
+fn projects(prefix: &str) -> Vec<String> {
+    let out = std::process::Command::new("docker")
+        .args(["compose", "ls", "--all", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap_or(json!([]));
+    listed
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| p["Name"].as_str())
+        .filter(|n| n.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_sample_leaves_no_project_behind() {
+    let Some(_lock) = testing::docker_engine(false).unwrap() else {
+        return;
+    };
+    let task = Task::new(
+        "docker_panic",
+        Dataset::new((0..2).map(|i| Sample::new(format!("sample {i}"), ""))),
+        Arc::new(Panics),
+    )
+    .docker(ComposeConfig::generic());
+    let run = eval(
+        &task,
+        EvalOptions::new().fail_on_error(actuator::eval::FailOnError::Never),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.error_count, 2);
+    assert!(run.errors[0].message.contains("the solver broke"), "{run}");
+    // The projects' names: the task's slug then a random id.
+    let name = actuator::sandbox::docker::project_name("docker_panic");
+    let prefix = name[..name.len() - 6].to_owned();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let left = projects(&prefix);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left behind: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}

@@ -306,3 +306,37 @@ async fn a_command_that_kills_the_supervisor_costs_only_itself() {
     assert!(err.to_string().contains("is not running"), "{err}");
     sandbox.cleanup().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_control_directory_is_read_only_in_the_container() {
+    let Some(_lock) = docker(false) else {
+        return;
+    };
+    let sandbox = default_sandbox().await;
+    // The supervisor's control directory: where the command's own script is read from.
+    let out = sandbox
+        .exec(ExecRequest::new([
+            "sh",
+            "-c",
+            r#"ctl=$(dirname "$(readlink /proc/$$/fd/1)"); echo "$ctl"
+touch "$ctl/planted" 2>&1; ln -s /etc/shadow "$ctl/kill2" 2>&1; rm -f "$ctl/kill" 2>&1; true"#,
+        ]))
+        .await
+        .unwrap();
+    let mut lines = out.stdout.lines();
+    let ctl = std::path::PathBuf::from(lines.next().unwrap());
+    assert!(
+        out.stdout.matches("Read-only file system").count() >= 3,
+        "{}",
+        out.stdout
+    );
+    // The host's directory holds only what the host made.
+    assert!(!ctl.join("planted").exists() && !ctl.join("kill2").exists());
+    assert!(ctl.join("kill").exists(), "the kill FIFO is still there");
+    let out = sandbox
+        .exec(ExecRequest::new(["echo", "fine"]))
+        .await
+        .unwrap();
+    assert_eq!(out.stdout, "fine\n");
+    sandbox.cleanup().await.unwrap();
+}
