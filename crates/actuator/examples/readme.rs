@@ -258,4 +258,15 @@ async fn eval_example(agent: actuator::agent::react::ReactAgent) -> Result {
     Ok(())
 }
 
+/// README: an evaluation with a compose project per sample.
+#[cfg(feature = "docker")]
+#[rustfmt::skip]
+fn docker_example(dataset: actuator::eval::Dataset, solver: std::sync::Arc<dyn actuator::multi::Solver>) -> Result {
+    use actuator::eval::Task;
+    use actuator::sandbox::docker::ComposeConfig;
+    let task = Task::new("ctf", dataset, solver).docker(ComposeConfig::from_dir("ctf")?);
+    drop(task);
+    Ok(())
+}
+
 fn main() {}
