@@ -164,17 +164,7 @@ async fn remove_built_images(project: &str) -> Result<(), DockerError> {
 
 /// Parses `ls --format json` (one JSON array).
 fn parse_ls(command: &str, stdout: &str, truncated: bool) -> Result<Vec<LsEntry>, DockerError> {
-    let unexpected = |detail: String| DockerError::UnexpectedOutput {
-        command: command.to_owned(),
-        detail,
-    };
-    if truncated {
-        return Err(unexpected(format!(
-            "more than {} bytes",
-            super::MAX_CLI_STDOUT
-        )));
-    }
-    let text = stdout.trim();
+    let (text, unexpected) = cli::json_output(command, stdout, truncated)?;
     if text.is_empty() || text == "null" {
         return Ok(Vec::new());
     }

@@ -495,17 +495,7 @@ pub(crate) fn parse_ps(
     stdout: &str,
     truncated: bool,
 ) -> Result<Vec<ServiceContainer>, DockerError> {
-    let unexpected = |detail: String| DockerError::UnexpectedOutput {
-        command: command.to_owned(),
-        detail,
-    };
-    if truncated {
-        return Err(unexpected(format!(
-            "more than {} bytes",
-            super::MAX_CLI_STDOUT
-        )));
-    }
-    let text = stdout.trim();
+    let (text, unexpected) = cli::json_output(command, stdout, truncated)?;
     let entries: Vec<PsEntry> = if text.starts_with('[') {
         serde_json::from_str(text).map_err(|e| unexpected(e.to_string()))?
     } else {
