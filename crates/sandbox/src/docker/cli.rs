@@ -171,6 +171,24 @@ pub(crate) async fn run_ok(args: &[OsString], timeout: Duration) -> Result<CliOu
     }
 }
 
+/// The JSON a `docker … --format json` command printed, trimmed, and the error for output that
+/// is not what it should be (`detail`), naming `command`. Output cut at [`MAX_CLI_STDOUT`]
+/// cannot be parsed: that is an error too.
+pub(crate) fn json_output<'a>(
+    command: &'a str,
+    stdout: &'a str,
+    truncated: bool,
+) -> Result<(&'a str, impl Fn(String) -> DockerError + 'a), DockerError> {
+    let unexpected = move |detail: String| DockerError::UnexpectedOutput {
+        command: command.to_owned(),
+        detail,
+    };
+    if truncated {
+        return Err(unexpected(format!("more than {MAX_CLI_STDOUT} bytes")));
+    }
+    Ok((stdout.trim(), unexpected))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -188,22 +206,4 @@ mod tests {
         let tail = read_tail(&data[..], 10).await.unwrap();
         assert_eq!(tail, (90..100u8).collect::<Vec<_>>());
     }
-}
-
-/// The JSON a `docker … --format json` command printed, trimmed, and the error for output that
-/// is not what it should be (`detail`), naming `command`. Output cut at [`MAX_CLI_STDOUT`]
-/// cannot be parsed: that is an error too.
-pub(crate) fn json_output<'a>(
-    command: &'a str,
-    stdout: &'a str,
-    truncated: bool,
-) -> Result<(&'a str, impl Fn(String) -> DockerError + 'a), DockerError> {
-    let unexpected = move |detail: String| DockerError::UnexpectedOutput {
-        command: command.to_owned(),
-        detail,
-    };
-    if truncated {
-        return Err(unexpected(format!("more than {MAX_CLI_STDOUT} bytes")));
-    }
-    Ok((stdout.trim(), unexpected))
 }
