@@ -59,13 +59,16 @@ struct DockerExec {
 impl SupervisorHost for DockerExec {
     fn command(&self, argv: &[String]) -> Result<std::process::Command, SandboxError> {
         let mut command = std::process::Command::new(&self.docker);
-        command.args(["exec", "-i"]);
+        // `--flag=value`: a value can never be read as a flag of its own.
+        command.args(["exec", "--interactive"]);
         if let Some(user) = &self.user {
-            command.args(["-u", user]);
+            command.arg(format!("--user={user}"));
         }
+        let mut workdir = std::ffi::OsString::from("--workdir=");
+        workdir.push(&self.workdir);
         command
-            .arg("-w")
-            .arg(&self.workdir)
+            .arg(workdir)
+            .arg("--")
             .arg(&self.container)
             .args(argv);
         Ok(command)
@@ -159,7 +162,13 @@ impl ContainerExec {
     ) -> Result<ContainerExec, SandboxError> {
         let workdir = docker_output(
             &docker,
-            &["inspect", "--format", "{{.Config.WorkingDir}}", &container],
+            &[
+                "inspect",
+                "--format",
+                "{{.Config.WorkingDir}}",
+                "--",
+                &container,
+            ],
         )
         .await?;
         let workdir = if workdir.starts_with('/') {
@@ -192,11 +201,12 @@ impl ContainerExec {
     /// The uid and gid of `user` in the container (its default user when `None`), as the
     /// identity its control directory's files are handed to.
     async fn identity(&self, user: Option<&str>) -> Result<Identity, SandboxError> {
+        let user_flag = user.map(|u| format!("--user={u}"));
         let mut args = vec!["exec"];
-        if let Some(user) = user {
-            args.extend(["-u", user]);
+        if let Some(flag) = &user_flag {
+            args.push(flag);
         }
-        args.extend([self.container.as_str(), "sh", "-c", "id -u; id -g"]);
+        args.extend(["--", self.container.as_str(), "sh", "-c", "id -u; id -g"]);
         let printed = docker_output(&self.docker, &args).await?;
         let mut ids = printed.lines().map(|l| l.trim().parse::<u32>());
         let (Some(Ok(uid)), Some(Ok(gid))) = (ids.next(), ids.next()) else {
