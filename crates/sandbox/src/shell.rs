@@ -33,12 +33,22 @@ pub(crate) fn read_request(path: &str) -> ExecRequest {
     ExecRequest::new(["cat", "--", path]).max_output(MAX_READ_FILE)
 }
 
-/// The file [`read_request`]'s command read, or why it could not.
-pub(crate) fn read_result(path: &str, raw: RawOutput) -> Result<Vec<u8>, SandboxError> {
-    if raw.status == Some(0) {
-        Ok(raw.stdout)
-    } else {
-        Err(file_error(path, &raw.stderr))
+/// The file [`read_request`]'s command read, or why it could not. A file over
+/// [`MAX_READ_FILE`] is the reference's output-limit error without its contents (they may be
+/// large, and binary).
+pub(crate) fn read_result(
+    path: &str,
+    ran: Result<RawOutput, SandboxError>,
+) -> Result<Vec<u8>, SandboxError> {
+    match ran {
+        Ok(raw) if raw.status == Some(0) => Ok(raw.stdout),
+        Ok(raw) => Err(file_error(path, &raw.stderr)),
+        Err(SandboxError::OutputLimit { limit, .. }) => Err(SandboxError::OutputLimit {
+            limit,
+            stdout: String::new(),
+            stderr: String::new(),
+        }),
+        Err(other) => Err(other),
     }
 }
 

@@ -137,6 +137,30 @@ async fn files_round_trip_and_missing_files_are_file_not_found() {
 }
 
 #[tokio::test]
+async fn a_file_over_the_read_limit_is_the_reference_error_without_its_contents() {
+    let Some(sb) = sandbox() else { return };
+    let limit = 100 * 1024 * 1024;
+    let out = sb
+        .exec(bash(&format!("head -c {} /dev/zero > big", limit + 1)))
+        .await
+        .unwrap();
+    assert!(out.success(), "{out:?}");
+    let err = sb.read_file("big").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "The sandbox output stream limit of 100 MiB was exceeded."
+    );
+    match err {
+        SandboxError::OutputLimit {
+            limit: l,
+            stdout,
+            stderr,
+        } => assert_eq!((l, stdout.len(), stderr.len()), (limit, 0, 0)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn a_nul_byte_in_an_argument_is_refused() {
     let Some(sb) = sandbox() else { return };
     let err = sb.exec(bash("echo a\0b")).await.unwrap_err();

@@ -259,11 +259,11 @@ impl Sandbox for DockerSandbox {
 
     fn read_file<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
         Box::pin(async move {
-            let raw = self
+            let ran = self
                 .default_exec()?
                 .exec_raw(shell::read_request(path))
-                .await?;
-            shell::read_result(path, raw)
+                .await;
+            shell::read_result(path, ran)
         })
     }
 

@@ -338,8 +338,7 @@ impl Sandbox for LocalSandbox {
     fn read_file<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
         Box::pin(async move {
             // Read inside the sandbox, so it sees exactly what its commands see.
-            let raw = self.exec_raw(shell::read_request(path)).await?;
-            shell::read_result(path, raw)
+            shell::read_result(path, self.exec_raw(shell::read_request(path)).await)
         })
     }
 
