@@ -13,8 +13,20 @@ use crate::{ExecOutput, ExecRequest, SandboxError, SessionRequest};
 /// The largest file [`read_request`] reads (100 MiB): more is an output-limit error.
 pub(crate) const MAX_READ_FILE: usize = 100 * 1024 * 1024;
 
-/// A command's output as the model reads it: UTF-8, or the reference's decoding error.
-pub(crate) fn exec_output(raw: RawOutput) -> Result<ExecOutput, SandboxError> {
+/// A command's output as the model reads it: UTF-8, or the reference's decoding error. A
+/// `program` that is there but cannot be run is the reference's `PermissionError`: the
+/// launcher's exact report of it (status 126, `PROGRAM: Permission denied` and nothing else)
+/// is an error (a command can only fake it about itself).
+pub(crate) fn exec_output(program: &str, raw: RawOutput) -> Result<ExecOutput, SandboxError> {
+    if raw.status == Some(126)
+        && raw.stdout.is_empty()
+        && raw.stderr == format!("{program}: Permission denied\n").as_bytes()
+    {
+        return Err(SandboxError::File {
+            kind: ToolErrorKind::Permission,
+            message: format!("Permission denied executing command: {program}"),
+        });
+    }
     Ok(ExecOutput {
         status: raw.status,
         stdout: decode(raw.stdout)?,
@@ -26,6 +38,11 @@ fn decode(bytes: Vec<u8>) -> Result<String, SandboxError> {
     String::from_utf8(bytes).map_err(|e| SandboxError::UnicodeDecode {
         reason: utf8_reason(&e.utf8_error()).to_owned(),
     })
+}
+
+/// The program `request` runs, for [`exec_output`].
+pub(crate) fn program(request: &ExecRequest) -> String {
+    request.argv.first().cloned().unwrap_or_default()
 }
 
 /// The command that reads `path` inside the sandbox.

@@ -308,6 +308,32 @@ async fn a_missing_program_or_working_directory_is_a_result_with_a_message() {
 }
 
 #[tokio::test]
+async fn a_program_that_cannot_be_run_is_the_reference_permission_error() {
+    let Some(sb) = sandbox() else { return };
+    sb.write_file("data.txt", b"not a program").await.unwrap();
+    for program in ["/etc/passwd", "./data.txt", "/etc"] {
+        match sb.exec(ExecRequest::new([program])).await {
+            Err(SandboxError::File { kind, message }) => {
+                assert_eq!(kind, ToolErrorKind::Permission);
+                assert_eq!(
+                    message,
+                    format!("Permission denied executing command: {program}")
+                );
+            }
+            other => panic!("{program}: {other:?}"),
+        }
+    }
+    // A program that exits 126 by itself is a result, and a missing one still 127.
+    let out = sb.exec(bash("echo x >&2; exit 126")).await.unwrap();
+    assert_eq!((out.status, out.stderr.as_str()), (Some(126), "x\n"));
+    let out = sb
+        .exec(ExecRequest::new(["/no/such/program"]))
+        .await
+        .unwrap();
+    assert_eq!(out.status, Some(127));
+}
+
+#[tokio::test]
 async fn finished_calls_leave_no_files_in_the_control_directory() {
     let Some(sb) = sandbox() else { return };
     sb.exec(bash("cat").stdin("x")).await.unwrap();

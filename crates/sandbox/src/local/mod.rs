@@ -330,8 +330,9 @@ impl Sandbox for LocalSandbox {
 
     fn exec(&self, request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
         Box::pin(async move {
+            let program = shell::program(&request);
             let raw = self.exec_raw(request).await?;
-            shell::exec_output(raw)
+            shell::exec_output(&program, raw)
         })
     }
 
