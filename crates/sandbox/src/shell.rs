@@ -13,8 +13,20 @@ use crate::{ExecOutput, ExecRequest, SandboxError, SessionRequest};
 /// The largest file [`read_request`] reads (100 MiB): more is an output-limit error.
 pub(crate) const MAX_READ_FILE: usize = 100 * 1024 * 1024;
 
-/// A command's output as the model reads it: UTF-8, or the reference's decoding error.
-pub(crate) fn exec_output(raw: RawOutput) -> Result<ExecOutput, SandboxError> {
+/// A command's output as the model reads it: UTF-8, or the reference's decoding error. A
+/// `program` that is there but cannot be run is the reference's `PermissionError`: the
+/// launcher's exact report of it (status 126, `PROGRAM: Permission denied` and nothing else)
+/// is an error (a command can only fake it about itself).
+pub(crate) fn exec_output(program: &str, raw: RawOutput) -> Result<ExecOutput, SandboxError> {
+    if raw.status == Some(126)
+        && raw.stdout.is_empty()
+        && raw.stderr == format!("{program}: Permission denied\n").as_bytes()
+    {
+        return Err(SandboxError::File {
+            kind: ToolErrorKind::Permission,
+            message: format!("Permission denied executing command: {program}"),
+        });
+    }
     Ok(ExecOutput {
         status: raw.status,
         stdout: decode(raw.stdout)?,
@@ -28,17 +40,32 @@ fn decode(bytes: Vec<u8>) -> Result<String, SandboxError> {
     })
 }
 
+/// The program `request` runs, for [`exec_output`].
+pub(crate) fn program(request: &ExecRequest) -> String {
+    request.argv.first().cloned().unwrap_or_default()
+}
+
 /// The command that reads `path` inside the sandbox.
 pub(crate) fn read_request(path: &str) -> ExecRequest {
     ExecRequest::new(["cat", "--", path]).max_output(MAX_READ_FILE)
 }
 
-/// The file [`read_request`]'s command read, or why it could not.
-pub(crate) fn read_result(path: &str, raw: RawOutput) -> Result<Vec<u8>, SandboxError> {
-    if raw.status == Some(0) {
-        Ok(raw.stdout)
-    } else {
-        Err(file_error(path, &raw.stderr))
+/// The file [`read_request`]'s command read, or why it could not. A file over
+/// [`MAX_READ_FILE`] is the reference's output-limit error without its contents (they may be
+/// large, and binary).
+pub(crate) fn read_result(
+    path: &str,
+    ran: Result<RawOutput, SandboxError>,
+) -> Result<Vec<u8>, SandboxError> {
+    match ran {
+        Ok(raw) if raw.status == Some(0) => Ok(raw.stdout),
+        Ok(raw) => Err(file_error(path, &raw.stderr)),
+        Err(SandboxError::OutputLimit { limit, .. }) => Err(SandboxError::OutputLimit {
+            limit,
+            stdout: String::new(),
+            stderr: String::new(),
+        }),
+        Err(other) => Err(other),
     }
 }
 

@@ -137,6 +137,30 @@ async fn files_round_trip_and_missing_files_are_file_not_found() {
 }
 
 #[tokio::test]
+async fn a_file_over_the_read_limit_is_the_reference_error_without_its_contents() {
+    let Some(sb) = sandbox() else { return };
+    let limit = 100 * 1024 * 1024;
+    let out = sb
+        .exec(bash(&format!("head -c {} /dev/zero > big", limit + 1)))
+        .await
+        .unwrap();
+    assert!(out.success(), "{out:?}");
+    let err = sb.read_file("big").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "The sandbox output stream limit of 100 MiB was exceeded."
+    );
+    match err {
+        SandboxError::OutputLimit {
+            limit: l,
+            stdout,
+            stderr,
+        } => assert_eq!((l, stdout.len(), stderr.len()), (limit, 0, 0)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn a_nul_byte_in_an_argument_is_refused() {
     let Some(sb) = sandbox() else { return };
     let err = sb.exec(bash("echo a\0b")).await.unwrap_err();
@@ -281,6 +305,32 @@ async fn a_missing_program_or_working_directory_is_a_result_with_a_message() {
         .await
         .unwrap();
     assert!(out.stdout.contains("GNU coreutils"), "{out:?}");
+}
+
+#[tokio::test]
+async fn a_program_that_cannot_be_run_is_the_reference_permission_error() {
+    let Some(sb) = sandbox() else { return };
+    sb.write_file("data.txt", b"not a program").await.unwrap();
+    for program in ["/etc/passwd", "./data.txt", "/etc"] {
+        match sb.exec(ExecRequest::new([program])).await {
+            Err(SandboxError::File { kind, message }) => {
+                assert_eq!(kind, ToolErrorKind::Permission);
+                assert_eq!(
+                    message,
+                    format!("Permission denied executing command: {program}")
+                );
+            }
+            other => panic!("{program}: {other:?}"),
+        }
+    }
+    // A program that exits 126 by itself is a result, and a missing one still 127.
+    let out = sb.exec(bash("echo x >&2; exit 126")).await.unwrap();
+    assert_eq!((out.status, out.stderr.as_str()), (Some(126), "x\n"));
+    let out = sb
+        .exec(ExecRequest::new(["/no/such/program"]))
+        .await
+        .unwrap();
+    assert_eq!(out.status, Some(127));
 }
 
 #[tokio::test]

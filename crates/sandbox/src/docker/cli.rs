@@ -23,6 +23,8 @@ pub const MAX_CLI_STDERR: usize = 64 * 1024;
 /// What a finished `docker` command printed.
 pub(crate) struct CliOutput {
     pub(crate) success: bool,
+    /// The exit code (`None`: killed by a signal).
+    pub(crate) code: Option<i32>,
     pub(crate) status: String,
     pub(crate) stdout: String,
     pub(crate) stdout_truncated: bool,
@@ -41,7 +43,16 @@ pub(crate) fn command_line(args: &[OsString]) -> String {
 
 /// Runs `docker args…` and waits at most `timeout`; on the deadline the CLI is killed.
 pub(crate) async fn run(args: &[OsString], timeout: Duration) -> Result<CliOutput, DockerError> {
-    let mut child = Command::new("docker")
+    run_program(std::path::Path::new("docker"), args, timeout).await
+}
+
+/// [`run`] with the `docker` CLI at `program`.
+pub(crate) async fn run_program(
+    program: &std::path::Path,
+    args: &[OsString],
+    timeout: Duration,
+) -> Result<CliOutput, DockerError> {
+    let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -81,6 +92,7 @@ pub(crate) async fn run(args: &[OsString], timeout: Duration) -> Result<CliOutpu
     let status = status?;
     Ok(CliOutput {
         success: status.success(),
+        code: status.code(),
         status: status.to_string(),
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stdout_truncated,

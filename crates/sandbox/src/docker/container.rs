@@ -15,8 +15,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::process::Command;
-
 use crate::local::command::Identity;
 use crate::local::run::RawOutput;
 use crate::local::script::{Input, Launch};
@@ -28,6 +26,45 @@ const DOCKER_CLI_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The most a one-off `docker` command's output is read.
 const DOCKER_CLI_OUTPUT: usize = 64 * 1024;
+
+/// The status of a command run as a user the container does not know: `docker exec`'s.
+const UNKNOWN_USER_STATUS: i32 = 126;
+
+/// Why a user has no supervisor.
+#[derive(Debug)]
+enum NoSupervisor {
+    /// The container has no such user (or group): Docker's message, which names it.
+    UnknownUser(String),
+    /// Anything else.
+    Failed(SandboxError),
+}
+
+impl From<NoSupervisor> for SandboxError {
+    fn from(no: NoSupervisor) -> Self {
+        match no {
+            NoSupervisor::UnknownUser(message) => SandboxError::unavailable(message),
+            NoSupervisor::Failed(e) => e,
+        }
+    }
+}
+
+/// Docker's refusal of a user or group the container's `/etc/passwd` or `/etc/group` does
+/// not have, from a failed `docker exec`: exactly its shape (status 126, one line,
+/// `unable to find user nobody2: no matching entries in passwd file`), so that what a
+/// command prints is never taken for it.
+fn unknown_user(ran: &Ran) -> Option<String> {
+    let printed = if ran.stderr.is_empty() {
+        &ran.stdout
+    } else {
+        &ran.stderr
+    };
+    let known_shape = ran.code == Some(UNKNOWN_USER_STATUS)
+        && !printed.contains('\n')
+        && (printed.starts_with("unable to find user ")
+            || printed.starts_with("unable to find group "))
+        && printed.ends_with(" file");
+    known_shape.then(|| printed.clone())
+}
 
 /// One container's commands.
 #[derive(Debug)]
@@ -111,41 +148,60 @@ pub(crate) fn docker_missing() -> SandboxError {
     )
 }
 
+/// What a one-off `docker` command printed (each stream cut to [`DOCKER_CLI_OUTPUT`] and
+/// trimmed) and how it exited.
+#[derive(Debug)]
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    /// The error of a command that failed: what it printed (standard error, else standard
+    /// output, where runc puts its refusals).
+    fn failure(&self, args: &[&str]) -> SandboxError {
+        let printed = if self.stderr.is_empty() {
+            &self.stdout
+        } else {
+            &self.stderr
+        };
+        SandboxError::unavailable(format!("`docker {}` failed: {printed}", args.join(" ")))
+    }
+}
+
+/// Runs a one-off `docker` command, bounded in time and output (the module's CLI runner:
+/// what a container prints through it, its own `id` included, is read bounded).
+async fn docker_run(docker: &Path, args: &[&str]) -> Result<Ran, SandboxError> {
+    let os_args: Vec<std::ffi::OsString> = args.iter().map(std::ffi::OsString::from).collect();
+    let out = super::cli::run_program(docker, &os_args, DOCKER_CLI_TIMEOUT)
+        .await
+        .map_err(|e| match e {
+            super::DockerError::DockerMissing { .. } => docker_missing(),
+            other => SandboxError::from(other),
+        })?;
+    let cut = |text: &str| {
+        let mut end = text.len().min(DOCKER_CLI_OUTPUT);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text[..end].trim().to_owned()
+    };
+    Ok(Ran {
+        code: out.code,
+        stdout: cut(&out.stdout),
+        stderr: cut(&out.stderr),
+    })
+}
+
 /// Runs a one-off `docker` command, bounded in time and output; its standard output, or an
 /// error with what it printed.
 pub(crate) async fn docker_output(docker: &Path, args: &[&str]) -> Result<String, SandboxError> {
-    let mut command = Command::new(docker);
-    command.args(args).kill_on_drop(true);
-    let run = tokio::time::timeout(DOCKER_CLI_TIMEOUT, command.output());
-    let output = match run.await {
-        Err(_) => {
-            return Err(SandboxError::unavailable(format!(
-                "`docker {}` did not finish within {DOCKER_CLI_TIMEOUT:?}; is the Docker daemon \
-                 responding?",
-                args.join(" ")
-            )));
-        }
-        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return Err(docker_missing()),
-        Ok(Err(e)) => {
-            return Err(SandboxError::unavailable_from(
-                format!("`docker {}` could not run", args.join(" ")),
-                e,
-            ));
-        }
-        Ok(Ok(output)) => output,
-    };
-    let cut = |bytes: &[u8]| {
-        let bytes = &bytes[..bytes.len().min(DOCKER_CLI_OUTPUT)];
-        String::from_utf8_lossy(bytes).trim().to_owned()
-    };
-    if output.status.success() {
-        Ok(cut(&output.stdout))
+    let ran = docker_run(docker, args).await?;
+    if ran.code == Some(0) {
+        Ok(ran.stdout)
     } else {
-        Err(SandboxError::unavailable(format!(
-            "`docker {}` failed: {}",
-            args.join(" "),
-            cut(&output.stderr)
-        )))
+        Err(ran.failure(args))
     }
 }
 
@@ -200,21 +256,30 @@ impl ContainerExec {
 
     /// The uid and gid of `user` in the container (its default user when `None`), as the
     /// identity its control directory's files are handed to.
-    async fn identity(&self, user: Option<&str>) -> Result<Identity, SandboxError> {
+    async fn identity(&self, user: Option<&str>) -> Result<Identity, NoSupervisor> {
         let user_flag = user.map(|u| format!("--user={u}"));
         let mut args = vec!["exec"];
         if let Some(flag) = &user_flag {
             args.push(flag);
         }
         args.extend(["--", self.container.as_str(), "sh", "-c", "id -u; id -g"]);
-        let printed = docker_output(&self.docker, &args).await?;
+        let ran = docker_run(&self.docker, &args)
+            .await
+            .map_err(NoSupervisor::Failed)?;
+        if ran.code != Some(0) {
+            return Err(match unknown_user(&ran) {
+                Some(refusal) => NoSupervisor::UnknownUser(refusal),
+                None => NoSupervisor::Failed(ran.failure(&args)),
+            });
+        }
+        let printed = ran.stdout;
         let mut ids = printed.lines().map(|l| l.trim().parse::<u32>());
         let (Some(Ok(uid)), Some(Ok(gid))) = (ids.next(), ids.next()) else {
-            return Err(SandboxError::unavailable(format!(
+            return Err(NoSupervisor::Failed(SandboxError::unavailable(format!(
                 "The container {} did not say who its user {} is: {printed:?}",
                 self.container,
                 user.unwrap_or("(default)")
-            )));
+            ))));
         };
         Ok(if uid == rustix::process::geteuid().as_raw() {
             Identity::Caller
@@ -225,7 +290,7 @@ impl ContainerExec {
 
     /// The running supervisor of `user`, or a new one (the first command as that user, or
     /// one after a command killed the last).
-    async fn supervisor(&self, user: Option<String>) -> Result<Arc<Supervisor>, SandboxError> {
+    async fn supervisor(&self, user: Option<String>) -> Result<Arc<Supervisor>, NoSupervisor> {
         let user = user.or_else(|| self.default_user.clone());
         {
             let slot = self
@@ -252,7 +317,9 @@ impl ContainerExec {
             .await
             .map_err(|e| {
                 SandboxError::unavailable_from("The sandbox's supervisor did not start", e)
-            })??;
+            })
+            .and_then(|started| started)
+            .map_err(NoSupervisor::Failed)?;
         let fresh = Arc::new(started);
         let mut slot = self
             .supervisors
@@ -280,7 +347,19 @@ impl ContainerExec {
             Some(c) => self.workdir.join(c),
         };
         let limit = request.max_output.unwrap_or(DEFAULT_MAX_EXEC_OUTPUT);
-        let supervisor = self.supervisor(request.user).await?;
+        let supervisor = match self.supervisor(request.user).await {
+            Ok(supervisor) => supervisor,
+            // As `docker exec` has it (and the reference returns): a failed command with
+            // Docker's message.
+            Err(NoSupervisor::UnknownUser(message)) => {
+                return Ok(RawOutput {
+                    status: Some(UNKNOWN_USER_STATUS),
+                    stdout: Vec::new(),
+                    stderr: format!("{message}\n").into_bytes(),
+                });
+            }
+            Err(NoSupervisor::Failed(e)) => return Err(e),
+        };
         let launch = Launch {
             argv: &request.argv,
             cwd: &cwd,
@@ -297,7 +376,7 @@ impl ContainerExec {
         argv: &[String],
         env: &[(String, String)],
     ) -> Result<InteractiveProcess, SandboxError> {
-        let supervisor = self.supervisor(None).await?;
+        let supervisor = self.supervisor(None).await.map_err(SandboxError::from)?;
         let launch = Launch {
             argv,
             cwd: &self.workdir,

@@ -132,7 +132,8 @@ impl DockerSandbox {
                 known.join(", ")
             ))
         })?;
-        shell::exec_output(exec.exec_raw(request).await?)
+        let program = shell::program(&request);
+        shell::exec_output(&program, exec.exec_raw(request).await?)
     }
 
     fn default_exec(&self) -> Result<&ContainerExec, SandboxError> {
@@ -254,16 +255,19 @@ impl Sandbox for DockerSandbox {
     }
 
     fn exec(&self, request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
-        Box::pin(async move { shell::exec_output(self.default_exec()?.exec_raw(request).await?) })
+        Box::pin(async move {
+            let program = shell::program(&request);
+            shell::exec_output(&program, self.default_exec()?.exec_raw(request).await?)
+        })
     }
 
     fn read_file<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
         Box::pin(async move {
-            let raw = self
+            let ran = self
                 .default_exec()?
                 .exec_raw(shell::read_request(path))
-                .await?;
-            shell::read_result(path, raw)
+                .await;
+            shell::read_result(path, ran)
         })
     }
 

@@ -330,16 +330,16 @@ impl Sandbox for LocalSandbox {
 
     fn exec(&self, request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
         Box::pin(async move {
+            let program = shell::program(&request);
             let raw = self.exec_raw(request).await?;
-            shell::exec_output(raw)
+            shell::exec_output(&program, raw)
         })
     }
 
     fn read_file<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, SandboxError>> {
         Box::pin(async move {
             // Read inside the sandbox, so it sees exactly what its commands see.
-            let raw = self.exec_raw(shell::read_request(path)).await?;
-            shell::read_result(path, raw)
+            shell::read_result(path, self.exec_raw(shell::read_request(path)).await)
         })
     }
 

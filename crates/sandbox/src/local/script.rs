@@ -64,8 +64,9 @@ fn shell_name(key: &str) -> bool {
 /// streams, reports them open with its group, enters its working directory, sets its
 /// environment and `exec`s it (never a builtin), with no descriptor of the supervisor's left
 /// open; the job shell waits for it and reports its status. A
-/// missing working directory is exit status 1, a missing program 127, each with a message
-/// on standard error.
+/// missing working directory is exit status 1, a missing program 127, a path that is there
+/// but cannot be run (not executable, a directory) 126 with `PATH: Permission denied` (as
+/// bash has them), each with a message on standard error.
 pub(crate) fn command_script(
     id: u64,
     stdin: &str,
@@ -122,7 +123,7 @@ pub(crate) fn command_script(
          {cd}\
          unset PWD OLDPWD SHLVL\n\
          {exports}\
-         type -P -- {program_q} >/dev/null || {{ printf '%s: command not found\\n' {program_q} >&2; exit 127; }}\n\
+         type -P -- {program_q} >/dev/null || {{ case {program_q} in */*) [ -e {program_q} ] && {{ printf '%s: Permission denied\\n' {program_q} >&2; exit 126; }};; esac; printf '%s: command not found\\n' {program_q} >&2; exit 127; }}\n\
          exec 3>&- -- {command}\n\
          ) &\n\
          wait \"$!\"\n\
