@@ -3,7 +3,8 @@
 //!
 //! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
 //! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
-//! (agent, W5), `provider` (providers, W6, see `w6.rs`), `sandbox` (tools, W7) and `sse`
+//! (agent, W5), `provider` (providers, W6, see `w6.rs`), `sandbox` (tools, W7),
+//! `sandbox_docker` (tools with its `docker` feature, W7d) and `sse`
 //! (providers: one long server-sent-event line, issue 30), which
 //! print `RESULT {json}` lines; `w8` (mcp, W8, with the MCP Python SDK: `w8.rs`); the example
 //! `w0_first_call` (actuator, W0),
@@ -47,9 +48,10 @@ options:
   --build-rounds N      clean builds of each first app, in turn, the order reversed every round
                         (default 1); each figure is the median
   --no-build-cost       skip them
-  --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,sse,
-                        build (passed on to the Python reference as its workloads W0, W1, …;
-                        sse has no Python counterpart)";
+  --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w7d,w8,w9,
+                        sse, build (passed on to the Python reference as its workloads W0, W1, …;
+                        sse has no Python counterpart; w7d is W7 in Docker, skipped without
+                        Docker unless named here or CI is set)";
 
 /// The command line.
 #[derive(Debug)]
@@ -146,7 +148,8 @@ fn cargo() -> String {
 }
 
 /// The exit status of a bench binary that cannot run because a component it needs is missing
-/// (the sandbox bench without bubblewrap), as the binary documents.
+/// (the sandbox bench without bubblewrap, the Docker one without Docker), as the binary
+/// documents.
 const MISSING_COMPONENT: i32 = 3;
 
 /// Runs a bench binary as [`capture`] does, but `None` when it exits with
@@ -184,8 +187,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let mut rust: BTreeMap<String, Measure> = BTreeMap::new();
 
     // The build-cost step builds in its own folders: `--only build` compiles no benchmark.
-    const BENCH_STEPS: [&str; 11] = [
-        "w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "sse",
+    const BENCH_STEPS: [&str; 12] = [
+        "w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w7d", "w8", "w9", "sse",
     ];
     let bins = if BENCH_STEPS.iter().any(|s| options.runs(s)) {
         build(&root)?
@@ -261,6 +264,20 @@ pub fn main(args: &[String]) -> Result<(), String> {
             None => eprintln!("   W7 skipped: bubblewrap is missing (run scripts/setup-test-env)"),
         }
     }
+    if options.runs("w7d") {
+        step(
+            "W7d: bash in a DockerSandbox (the reference's default compose file): one call, 100 parallel, a sample's set-up and tear-down",
+        );
+        let mut cmd = Command::new(bin("sandbox_docker")?);
+        if options.quick {
+            cmd.arg("--quick");
+        }
+        let required = options.asked("w7d") || std::env::var_os("CI").is_some();
+        match capture_unless_missing(&mut cmd, "W7d", required)? {
+            Some(out) => results(&out, &mut rust),
+            None => eprintln!("   W7d skipped: Docker is missing (run scripts/setup-test-env)"),
+        }
+    }
     if options.runs("w8") {
         step("W8: MCP tools/call over stdio, Actuator's server and client beside the Python SDK's");
         let asked = options.asked("w8");
@@ -329,7 +346,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     drop(w6_server);
 
     let table = report::table(&rust, inspect.as_ref());
-    let targets = report::targets(&rust) + &crate::peers::behaviour_table(&peers);
+    let targets = report::targets(&rust, inspect.as_ref()) + &crate::peers::behaviour_table(&peers);
     let machine = machine();
     println!("\n{table}\n{targets}");
     println!(
@@ -397,6 +414,9 @@ fn build(root: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
         "actuator-providers",
         "-p",
         "actuator-otel",
+        // W7d's bench (`required-features`); Docker itself is needed only to run it.
+        "--features",
+        "actuator-tools/docker",
         "--benches",
     ]);
     let mut example = Command::new(cargo());

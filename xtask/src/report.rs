@@ -46,6 +46,15 @@ const W5_SUBSCRIBER_RATIO: &str = "W5|react K=1, interleaved: streaming subscrib
 const W3_OVER_SPAWNED: &str =
     "W3|sleep10 x1000, interleaved: execute_tools - join_all in a spawned task";
 
+/// W7d's keys (issue 34 §3), the same on both sides: the Rust bench `sandbox_docker` and the
+/// Python `w7d_docker.py` name their cases alike.
+const W7D_CALL: &str = "W7d|bash('echo hi') end to end, docker sandbox";
+const W7D_HUNDRED: &str = "W7d|100 parallel bash calls: wall, docker sandbox";
+const W7D_SET_UP: &str = "W7d|sample sandbox set-up, docker";
+const W7D_FIRST: &str = "W7d|first bash('echo hi') in a new docker sandbox";
+const W7D_TEAR_DOWN: &str = "W7d|sample sandbox tear-down, docker";
+const W7D_LIFE: &str = "W7d|sample sandbox set-up + tear-down, docker";
+
 fn w5(k: usize, yielding: bool, events: bool, what: &str) -> String {
     format!("W5|{}: {what}", w5_label(k, yielding, events))
 }
@@ -129,6 +138,12 @@ fn rows() -> Vec<Row> {
         row("W5 peak RSS, K=10 000, yielding model", w5(10_000, true, false, "peak RSS (VmHWM)"), None),
         row("W7 one `bash(\"echo hi\")` call end to end, LocalSandbox (bubblewrap) vs Inspect `local` (unconfined)", "W7|bash('echo hi') end to end, LocalSandbox (bubblewrap)", Some("W7|bash('echo hi') end to end, local sandbox")),
         row("W7 100 parallel `bash` calls in one turn, wall", "W7|100 parallel bash calls: wall, LocalSandbox (bubblewrap)", Some("W7|100 parallel bash calls: wall, local sandbox")),
+        row("W7d one `bash(\"echo hi\")` call end to end, DockerSandbox vs Inspect `docker`, the reference's default compose file", W7D_CALL, Some(W7D_CALL)),
+        row("W7d 100 parallel `bash` calls in one turn, wall", W7D_HUNDRED, Some(W7D_HUNDRED)),
+        row("W7d a sample's sandbox: set-up (`compose up --wait`, containers found)", W7D_SET_UP, Some(W7D_SET_UP)),
+        row("W7d the new sandbox's first `bash` call (ours starts the container's command supervisor)", W7D_FIRST, Some(W7D_FIRST)),
+        row("W7d a sample's sandbox: tear-down (`compose down`)", W7D_TEAR_DOWN, Some(W7D_TEAR_DOWN)),
+        row("W7d a sample's sandbox: set-up + tear-down", W7D_LIFE, Some(W7D_LIFE)),
         row("W5 RSS per extra agent, K=100 vs 1, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), Some("W5|derived: peak-RSS growth per extra agent (K=100 vs K=1)")),
         row("W5 RSS per extra agent, K=10 000 vs 1, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
         row("W5 RSS per extra agent, K=10 000 vs 1, ready model", w5(10_000, false, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), None),
@@ -242,8 +257,39 @@ fn target_list() -> Vec<Target> {
     ]
 }
 
-/// The targets, met or missed.
-pub fn targets(rust: &BTreeMap<String, Measure>) -> String {
+/// A target on the ratio to Inspect's figure (× Actuator better), held when both sides ran.
+struct VsInspect {
+    what: &'static str,
+    /// The key of both figures (the Rust and the Python bench name the case alike).
+    key: &'static str,
+    /// The ratio must be at least this.
+    at_least: f64,
+    source: &'static str,
+}
+
+fn vs_inspect_list() -> Vec<VsInspect> {
+    vec![
+        VsInspect {
+            what: "W7d one `bash` call in a Docker sandbox, against Inspect's (issue 34 §3)",
+            key: W7D_CALL,
+            at_least: 10.0,
+            source: "issue",
+        },
+        VsInspect {
+            what: "W7d a sample's sandbox set-up + tear-down, against Inspect's: no slower (issue 34 §3)",
+            key: W7D_LIFE,
+            at_least: 1.0,
+            source: "issue",
+        },
+    ]
+}
+
+/// The targets, met or missed: those on a figure alone, and those on the ratio to Inspect's
+/// figure when `inspect` has it.
+pub fn targets(
+    rust: &BTreeMap<String, Measure>,
+    inspect: Option<&BTreeMap<String, Measure>>,
+) -> String {
     let mut out = String::from("targets (reported, not asserted):\n");
     for t in target_list() {
         let Some(&m) = rust.get(&t.rust) else {
@@ -264,5 +310,75 @@ pub fn targets(rust: &BTreeMap<String, Measure>) -> String {
             if met { "met" } else { "MISSED" }
         ));
     }
+    for t in vs_inspect_list() {
+        let (Some(&ours), Some(&theirs)) = (rust.get(t.key), inspect.and_then(|i| i.get(t.key)))
+        else {
+            continue;
+        };
+        let Some(r) = ratio(ours, theirs) else {
+            continue;
+        };
+        out.push_str(&format!(
+            "- {}: {} against {}, {} (target ≥ {}, from {}): {}\n",
+            t.what,
+            show(ours),
+            show(theirs),
+            show_ratio(r),
+            show_ratio(t.at_least),
+            t.source,
+            if r >= t.at_least { "met" } else { "MISSED" }
+        ));
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: f64) -> Measure {
+        Measure::seconds(v * 1e-3)
+    }
+
+    #[test]
+    fn w7d_rows_pair_the_same_case_on_both_sides() {
+        let rust = BTreeMap::from([(W7D_CALL.to_owned(), ms(2.0))]);
+        let inspect = BTreeMap::from([(W7D_CALL.to_owned(), ms(200.0))]);
+        let table = table(&rust, Some(&inspect));
+        let line = table.lines().find(|l| l.starts_with("| W7d one")).unwrap();
+        assert!(line.ends_with("| 2.00 ms | 200 ms | 100× |"), "{line}");
+    }
+
+    #[test]
+    fn ratio_targets_need_both_figures_and_say_met_or_missed() {
+        let rust = BTreeMap::from([
+            (W7D_CALL.to_owned(), ms(30.0)),
+            (W7D_LIFE.to_owned(), ms(900.0)),
+        ]);
+        assert!(
+            !targets(&rust, None).contains("W7d"),
+            "no Inspect figures, no ratio target"
+        );
+        let inspect = BTreeMap::from([
+            (W7D_CALL.to_owned(), ms(200.0)),
+            (W7D_LIFE.to_owned(), ms(1000.0)),
+        ]);
+        let text = targets(&rust, Some(&inspect));
+        let call = text
+            .lines()
+            .find(|l| l.contains("one `bash` call"))
+            .unwrap();
+        assert!(
+            call.ends_with("6.7× (target ≥ 10×, from issue): MISSED"),
+            "{call}"
+        );
+        let life = text
+            .lines()
+            .find(|l| l.contains("set-up + tear-down"))
+            .unwrap();
+        assert!(
+            life.ends_with("1.1× (target ≥ 1.0×, from issue): met"),
+            "{life}"
+        );
+    }
 }

@@ -12,42 +12,20 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use actuator_exec::{ExecuteOptions, execute_tools};
-use actuator_model::{ChatMessage, ChatMessageAssistant, ToolCall};
 use actuator_sandbox::{ExecRequest, LocalSandbox, LocalSandboxBuilder, Sandbox, SandboxHandle};
 use actuator_tools::{BashOptions, bash};
-use serde_json::json;
-
-fn batch(n: usize) -> Vec<ChatMessage> {
-    let calls = (0..n)
-        .map(|i| ToolCall::new(format!("call_{i}"), "bash", json!({"command": "echo hi"})))
-        .collect();
-    let mut assistant = ChatMessageAssistant::new("");
-    assistant.tool_calls = Some(calls);
-    vec![
-        ChatMessage::user("go"),
-        ChatMessage::Assistant(Box::new(assistant)),
-    ]
-}
+use support::batch;
 
 fn emit(case: &str, samples: &[f64], unit: &str) {
-    let scale = if unit == "ms" { 1e3 } else { 1.0 };
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = |q: f64| {
-        let r = ((q / 100.0 * sorted.len() as f64) + 0.4999999).round() as usize;
-        sorted[r.clamp(1, sorted.len()) - 1]
-    };
-    let row = json!({
-        "workload": "W7", "case": case, "median": rank(50.0) * scale,
-        "p90": rank(90.0) * scale, "min": sorted[0] * scale, "runs": sorted.len(), "unit": unit,
-    });
-    println!("RESULT {row}");
+    support::emit("W7", case, samples, unit);
 }
 
 /// The number of this process's descendants, from `/proc`.
