@@ -288,6 +288,13 @@ impl ContainerExec {
         })
     }
 
+    /// Starts the default user's supervisor now, so that the first command costs what the
+    /// others do (a sandbox's set-up pays for it once, rather than its first tool call).
+    pub(crate) async fn warm(&self) -> Result<(), SandboxError> {
+        self.supervisor(None).await?;
+        Ok(())
+    }
+
     /// The running supervisor of `user`, or a new one (the first command as that user, or
     /// one after a command killed the last).
     async fn supervisor(&self, user: Option<String>) -> Result<Arc<Supervisor>, NoSupervisor> {

@@ -233,6 +233,14 @@ impl DockerSandboxBuilder {
                 "The compose project has no running container for its default service '{service}'."
             )));
         };
+        // The default service's supervisor now: set-up pays for it, not the first tool call,
+        // and an image that cannot run one (no bash) fails here, saying so.
+        if let Some(exec) = execs.get(&service)
+            && let Err(e) = exec.warm().await
+        {
+            let _ = project.down().await;
+            return Err(e);
+        }
         Ok(DockerSandbox {
             service,
             workdir,
