@@ -78,6 +78,9 @@ pub(crate) struct ContainerExec {
     logs: PathBuf,
     default_user: Option<String>,
     supervisors: Mutex<HashMap<Option<String>, Arc<Supervisor>>>,
+    /// Held while a supervisor starts, so that commands arriving meanwhile (the first ones,
+    /// the set-up's warming) wait for it rather than start another.
+    starting: tokio::sync::Mutex<()>,
     next: AtomicU64,
 }
 
@@ -240,6 +243,7 @@ impl ContainerExec {
             logs,
             default_user,
             supervisors: Mutex::default(),
+            starting: tokio::sync::Mutex::new(()),
             next: AtomicU64::new(0),
         })
     }
@@ -288,8 +292,8 @@ impl ContainerExec {
         })
     }
 
-    /// Starts the default user's supervisor now, so that the first command costs what the
-    /// others do (a sandbox's set-up pays for it once, rather than its first tool call).
+    /// Starts the default user's supervisor, so that the first command costs what the others
+    /// do; a command arriving while it starts waits for it.
     pub(crate) async fn warm(&self) -> Result<(), SandboxError> {
         self.supervisor(None).await?;
         Ok(())
@@ -299,14 +303,13 @@ impl ContainerExec {
     /// one after a command killed the last).
     async fn supervisor(&self, user: Option<String>) -> Result<Arc<Supervisor>, NoSupervisor> {
         let user = user.or_else(|| self.default_user.clone());
-        {
-            let slot = self
-                .supervisors
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if let Some(running) = slot.get(&user).filter(|s| s.alive()) {
-                return Ok(Arc::clone(running));
-            }
+        if let Some(running) = self.running(&user) {
+            return Ok(running);
+        }
+        let _starting = self.starting.lock().await;
+        // Started by the one that held the lock before.
+        if let Some(running) = self.running(&user) {
+            return Ok(running);
         }
         let identity = self.identity(user.as_deref()).await?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
@@ -328,20 +331,20 @@ impl ContainerExec {
             .and_then(|started| started)
             .map_err(NoSupervisor::Failed)?;
         let fresh = Arc::new(started);
-        let mut slot = self
+        self.supervisors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(user, Arc::clone(&fresh));
+        Ok(fresh)
+    }
+
+    /// `user`'s supervisor, when it runs.
+    fn running(&self, user: &Option<String>) -> Option<Arc<Supervisor>> {
+        let slot = self
             .supervisors
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        // Two first commands at once may both start one: the first kept wins.
-        let kept = slot
-            .entry(user)
-            .and_modify(|s| {
-                if !s.alive() {
-                    *s = Arc::clone(&fresh);
-                }
-            })
-            .or_insert_with(|| Arc::clone(&fresh));
-        Ok(Arc::clone(kept))
+        slot.get(user).filter(|s| s.alive()).map(Arc::clone)
     }
 
     /// Runs `request` to completion, as [`Sandbox::exec`](crate::Sandbox::exec) says.

@@ -233,13 +233,16 @@ impl DockerSandboxBuilder {
                 "The compose project has no running container for its default service '{service}'."
             )));
         };
-        // The default service's supervisor now: set-up pays for it, not the first tool call,
-        // and an image that cannot run one (no bash) fails here, saying so.
-        if let Some(exec) = execs.get(&service)
-            && let Err(e) = exec.warm().await
-        {
-            let _ = project.down().await;
-            return Err(e);
+        // The default service's supervisor starts in the background: neither the set-up nor
+        // the first tool call (usually a model call later) waits for all of it. A failure is
+        // the first command's error, with the reason.
+        if let Some(exec) = execs.get(&service) {
+            let exec = Arc::clone(exec);
+            tokio::spawn(async move {
+                if let Err(e) = exec.warm().await {
+                    tracing::debug!("the sandbox's supervisor did not start ahead: {e}");
+                }
+            });
         }
         Ok(DockerSandbox {
             service,
