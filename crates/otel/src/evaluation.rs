@@ -18,11 +18,12 @@ use crate::attrs::{
 /// dropped on the span.
 pub(crate) const MAX_RESULTS_PER_SPAN: usize = 128;
 
-/// The results `score` gives, at most `room` of them, and how many more there were: one, or
+/// The results `score` (made `at`) gives, at most `room` of them, and how many more there were: one, or
 /// one per entry of a map of values (named `{scorer}/{key}`). The explanation, which often
 /// quotes the model's answer, only with `capture_content`.
 pub(crate) fn results(
     score: &ScoreEvent,
+    at: std::time::SystemTime,
     capture_content: bool,
     room: usize,
     cut: impl Fn(String) -> String,
@@ -33,7 +34,6 @@ pub(crate) fn results(
         .as_ref()
         .filter(|_| capture_content)
         .map(|e| cut(e.clone()));
-    let at = crate::spans::system_time(score.at);
     let one = |name: String, value: &ScoreValue| {
         let mut attributes = Vec::with_capacity(4);
         attributes.push(KeyValue::new(GEN_AI_EVALUATION_NAME, name));

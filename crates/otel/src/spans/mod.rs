@@ -240,7 +240,10 @@ impl Tracker {
             return;
         };
         let room = MAX_RESULTS_PER_SPAN.saturating_sub(span.events.events.len());
-        let (results, more) = evaluation::results(score, capture, room, |t| cut(t, max_content));
+        let (results, more) =
+            evaluation::results(score, system_time(score.at), capture, room, |t| {
+                cut(t, max_content)
+            });
         span.events.events.extend(results);
         let more = u32::try_from(more).unwrap_or(u32::MAX);
         span.events.dropped_count = span.events.dropped_count.saturating_add(more);
