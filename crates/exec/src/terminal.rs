@@ -15,6 +15,25 @@ pub(crate) type Io = (Box<dyn BufRead + Send>, Box<dyn Write + Send>);
 
 /// `text` without control characters (newlines and tabs kept): text from a model or a
 /// server shown on a terminal cannot move the cursor, clear the screen or retitle the window.
+/// What an operator is shown of a call: the message with it, then the view's context and
+/// call parts (titles and contents), every text made printable.
+pub(crate) fn shown(view: &ToolCallView, message: &str) -> String {
+    let mut show = String::new();
+    if !message.is_empty() {
+        show.push_str(&printable(message));
+        show.push_str("\n\n");
+    }
+    for part in [&view.context, &view.call].into_iter().flatten() {
+        if let Some(title) = &part.title {
+            show.push_str(&printable(title));
+            show.push('\n');
+        }
+        show.push_str(&printable(&part.content));
+        show.push('\n');
+    }
+    show
+}
+
 pub(crate) fn printable(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
@@ -59,19 +78,7 @@ impl TerminalApprover {
 
     fn ask(io: &mut Io, call: &ToolCall, view: &ToolCallView, message: &str) -> Approval {
         let (reader, writer) = io;
-        let mut show = String::new();
-        if !message.is_empty() {
-            show.push_str(&printable(message));
-            show.push_str("\n\n");
-        }
-        for part in [&view.context, &view.call].into_iter().flatten() {
-            if let Some(title) = &part.title {
-                show.push_str(&printable(title));
-                show.push('\n');
-            }
-            show.push_str(&printable(&part.content));
-            show.push('\n');
-        }
+        let mut show = shown(view, message);
         loop {
             let _ = write!(
                 writer,

@@ -9,7 +9,7 @@ use actuator_model::{BoxFuture, MessageContent, ToolCallError};
 use actuator_tool_core::{Content, ContentFormat, ToolCallContent, ToolCallView};
 
 use crate::review::{Review, ReviewDecision, ReviewRequest, Reviewer};
-use crate::terminal::{Io, printable};
+use crate::terminal::{Io, shown};
 
 /// The reference's explanation of an operator's `continue`.
 const HUMAN_CONTINUED: &str =
@@ -90,19 +90,7 @@ impl TerminalReviewer {
 
     fn ask(io: &mut Io, view: &ToolCallView, message: &str, choices: &[ReviewDecision]) -> Review {
         let (reader, writer) = io;
-        let mut show = String::new();
-        if !message.is_empty() {
-            show.push_str(&printable(message));
-            show.push_str("\n\n");
-        }
-        for part in [&view.context, &view.call].into_iter().flatten() {
-            if let Some(title) = &part.title {
-                show.push_str(&printable(title));
-                show.push('\n');
-            }
-            show.push_str(&printable(&part.content));
-            show.push('\n');
-        }
+        let mut show = shown(view, message);
         let offered: Vec<String> = choices
             .iter()
             .map(|c| {

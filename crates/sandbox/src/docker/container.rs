@@ -131,7 +131,10 @@ impl SupervisorHost for DockerExec {
     }
 
     fn missing(&self) -> SandboxError {
-        docker_missing()
+        // The module's one error for it, with how to install Docker.
+        SandboxError::from(super::DockerError::DockerMissing {
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        })
     }
 
     fn refused(&self, printed: String) -> SandboxError {
@@ -140,15 +143,6 @@ impl SupervisorHost for DockerExec {
             self.container
         ))
     }
-}
-
-/// The `docker` CLI is not installed (or not on `PATH`).
-pub(crate) fn docker_missing() -> SandboxError {
-    SandboxError::unavailable(
-        "The docker CLI was not found. Install Docker (Debian/Ubuntu: `apt-get install docker.io`, \
-         with the compose plugin), or run `scripts/setup-test-env`."
-            .to_owned(),
-    )
 }
 
 /// What a one-off `docker` command printed (each stream cut to [`DOCKER_CLI_OUTPUT`] and
@@ -179,10 +173,7 @@ async fn docker_run(docker: &Path, args: &[&str]) -> Result<Ran, SandboxError> {
     let os_args: Vec<std::ffi::OsString> = args.iter().map(std::ffi::OsString::from).collect();
     let out = super::cli::run_program(docker, &os_args, DOCKER_CLI_TIMEOUT)
         .await
-        .map_err(|e| match e {
-            super::DockerError::DockerMissing { .. } => docker_missing(),
-            other => SandboxError::from(other),
-        })?;
+        .map_err(SandboxError::from)?;
     let cut = |text: &str| {
         let mut end = text.len().min(DOCKER_CLI_OUTPUT);
         while !text.is_char_boundary(end) {
