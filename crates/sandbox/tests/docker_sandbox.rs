@@ -340,3 +340,28 @@ touch "$ctl/planted" 2>&1; ln -s /etc/shadow "$ctl/kill2" 2>&1; rm -f "$ctl/kill
     assert_eq!(out.stdout, "fine\n");
     sandbox.cleanup().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_sandbox_limit_makes_the_next_build_wait_until_one_is_dropped() {
+    let Some(_lock) = docker(false) else {
+        return;
+    };
+    let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
+    let build = || {
+        DockerSandbox::builder(ComposeConfig::generic())
+            .options(ComposeOptions::new("sandbox-test"))
+            .limit(std::sync::Arc::clone(&limit))
+            .build()
+    };
+    let first = build().await.unwrap();
+    // The one permit is held: a second sandbox is not made while the first lives.
+    let waited = tokio::time::timeout(Duration::from_secs(3), build()).await;
+    assert!(waited.is_err(), "a second sandbox was built past the limit");
+    first.cleanup().await.unwrap();
+    drop(first);
+    let second = tokio::time::timeout(Duration::from_secs(120), build())
+        .await
+        .expect("the permit came back when the first sandbox went")
+        .unwrap();
+    second.cleanup().await.unwrap();
+}
