@@ -205,6 +205,14 @@ pub enum EvalError {
     /// The log could not be written.
     #[error(transparent)]
     Log(#[from] LogError),
+    /// A log given to [`eval_retry`](crate::eval_retry) is not one of the task's.
+    #[error("Cannot retry {path}: {reason}")]
+    Retry {
+        /// The log.
+        path: std::path::PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// The options are contradictory.
     #[error("Invalid evaluation options: {0}")]
     Options(String),

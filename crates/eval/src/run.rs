@@ -18,6 +18,7 @@ use crate::log::schema::{
 };
 use crate::options::{EvalOptions, StopSignal};
 use crate::progress::Progress;
+use crate::retry::Previous;
 use crate::sample_run::{SampleOptions, SampleOutcome, add_usage, run_sample, usage_json};
 use crate::scorer::Metric;
 use crate::task::Task;
@@ -216,7 +217,7 @@ fn spec(
     }
 }
 
-struct Tally {
+pub(crate) struct Tally {
     values: Vec<Vec<f64>>,
     unscored: Vec<usize>,
     completed: usize,
@@ -227,7 +228,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, outcome: &SampleOutcome) {
+    pub(crate) fn add(&mut self, outcome: &SampleOutcome) {
         if outcome.failed {
             self.errors += 1;
             if self.kept.len() < MAX_KEPT_ERRORS
@@ -253,7 +254,7 @@ impl Tally {
         }
     }
 
-    fn tokens(&self) -> u64 {
+    pub(crate) fn tokens(&self) -> u64 {
         self.usage.values().map(|u| u.total_tokens).sum()
     }
 }
@@ -338,6 +339,16 @@ impl Drop for CtrlC {
 /// [`read_eval_log`](crate::read_eval_log) and by the reference, in every case, with every
 /// sample written before the failure.
 pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalError> {
+    run_eval(task, options, None).await
+}
+
+/// [`eval`], or with `previous` the retry of an earlier run of `task`: its finished samples
+/// are written to the new log as they were (and counted), and only the others run.
+pub(crate) async fn run_eval(
+    task: &Task,
+    options: EvalOptions,
+    previous: Option<&Previous>,
+) -> Result<EvalRun, EvalError> {
     let ids = task.dataset.ids()?;
     check_requirements(task, &options)?;
     let scorers = contain_sync("a scorer's name or metrics", || {
@@ -369,6 +380,9 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         error: None,
         samples: None,
     };
+    if let Some(previous) = previous {
+        header.eval.task_id.clone_from(&previous.task_id);
+    }
     let mut writer = match &options.log_dir {
         Some(dir) => Some(LogWriter::create(
             dir,
@@ -396,6 +410,10 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
         usage: BTreeMap::new(),
         kept: Vec::new(),
     };
+    if let Some(previous) = previous {
+        let names: Vec<String> = scorers.iter().map(|(name, _)| name.clone()).collect();
+        previous.write_kept(&names, &mut tally, progress, writer.as_mut())?;
+    }
     let sample_options = SampleOptions {
         watch: &watch,
         retries: options.retry_on_error,
@@ -404,7 +422,8 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
     let sample_options = &sample_options;
     let ids = &ids;
     let work = (1..=task.epochs)
-        .flat_map(|epoch| samples.iter().zip(ids).map(move |(s, id)| (s, id, epoch)));
+        .flat_map(|epoch| samples.iter().zip(ids).map(move |(s, id)| (s, id, epoch)))
+        .filter(|(_, id, epoch)| previous.is_none_or(|p| !p.kept(id, *epoch)));
     let gate = stop.clone();
     let mut running = futures_util::stream::iter(work)
         .take_while(move |_| std::future::ready(!gate.is_stopped()))
@@ -435,7 +454,10 @@ pub async fn eval(task: &Task, options: EvalOptions) -> Result<EvalRun, EvalErro
                 Err(_) => break,
             },
         };
-        let Some(outcome) = next else { break };
+        let Some(mut outcome) = next else { break };
+        if let Some(previous) = previous {
+            previous.mark_restarted(&mut outcome.entry);
+        }
         tally.add(&outcome);
         progress.finished(outcome.failed, tally.tokens());
         let sample_error = outcome.entry.error.clone();

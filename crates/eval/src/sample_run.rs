@@ -328,6 +328,7 @@ async fn attempt_sample(
             (None, None) => None,
         },
         sandbox: task.sandbox_spec.clone(),
+        attempt: None,
     };
     let outcome = SampleOutcome {
         entry,

@@ -94,22 +94,16 @@ impl LogWriter {
         buffer_size: usize,
     ) -> Result<Self, LogError> {
         std::fs::create_dir_all(dir).map_err(write_err(dir, "making the log directory"))?;
-        let stamp = start.eval.created.replace(':', "-");
-        let stamp = stamp.split('.').next().unwrap_or(&stamp).to_owned() + "+00-00";
-        let task: String = start
-            .eval
-            .task
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        let short: String = start.eval.eval_id.chars().take(22).collect();
-        let path = dir.join(format!("{stamp}_{task}_{short}.{}", format.extension()));
+        Self::create_at(log_path(dir, start, format), start, format, buffer_size)
+    }
+
+    /// Creates the log at `path` and writes the start, as [`LogWriter::create`] does.
+    pub(crate) fn create_at(
+        path: PathBuf,
+        start: &EvalLog,
+        format: LogFormat,
+        buffer_size: usize,
+    ) -> Result<Self, LogError> {
         let mut writer = LogWriter {
             path: path.clone(),
             format,
@@ -351,6 +345,27 @@ impl LogWriter {
         }
         Ok(())
     }
+}
+
+/// The path of a new log in `dir`, named as the reference names logs: when it was created,
+/// its task and its id.
+fn log_path(dir: &Path, start: &EvalLog, format: LogFormat) -> PathBuf {
+    let stamp = start.eval.created.replace(':', "-");
+    let stamp = stamp.split('.').next().unwrap_or(&stamp).to_owned() + "+00-00";
+    let task: String = start
+        .eval
+        .task
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let short: String = start.eval.eval_id.chars().take(22).collect();
+    dir.join(format!("{stamp}_{task}_{short}.{}", format.extension()))
 }
 
 /// Writes the `.json` document `doc` with the spooled samples to `out`.

@@ -284,6 +284,27 @@ pub struct EvalSample {
     /// The sandbox it ran in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxSpec>,
+    /// Which attempt of its evaluation produced it, in the log of a retried evaluation
+    /// ([`eval_retry`](crate::eval_retry)); absent in a first run's log. The reference's
+    /// reader ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<SampleAttempt>,
+}
+
+/// Which attempt of an evaluation produced a sample of a retried evaluation's log.
+///
+/// ```
+/// use actuator_eval::log::schema::SampleAttempt;
+/// assert_eq!(serde_json::to_string(&SampleAttempt::Restart).unwrap(), "\"restart\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SampleAttempt {
+    /// Finished by the first run and kept as it was.
+    Initial,
+    /// Run again from its start by a retry (it had failed, or never finished).
+    Restart,
 }
 
 impl EvalSample {

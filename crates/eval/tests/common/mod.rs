@@ -39,6 +39,13 @@ pub fn add_tool() -> ToolDef {
 /// wrong answer; "forever" keeps calling add.
 pub fn arithmetic_model() -> Arc<FunctionModel> {
     Arc::new(FunctionModel::new("mockllm/model", |messages, _tools| {
+        Ok(arithmetic_reply(messages))
+    }))
+}
+
+/// What [`arithmetic_model`] answers to `messages`.
+pub fn arithmetic_reply(messages: &[ChatMessage]) -> ModelOutput {
+    {
         let question = messages
             .iter()
             .find_map(|m| match m {
@@ -82,8 +89,8 @@ pub fn arithmetic_model() -> Arc<FunctionModel> {
             ),
         };
         out.usage = Some(ModelUsage::new(10, 5));
-        Ok(out)
-    }))
+        out
+    }
 }
 
 fn last_tool_answer(messages: &[ChatMessage]) -> String {
@@ -103,13 +110,22 @@ pub fn arithmetic_task(samples: usize) -> Task {
 
 /// [`arithmetic_task`] on `model` (one that answers as [`arithmetic_model`] does).
 pub fn arithmetic_task_on(samples: usize, model: impl actuator_model::Model + 'static) -> Task {
+    arithmetic_task_with(samples, model, add_tool())
+}
+
+/// [`arithmetic_task_on`] with `add` as the agent's tool (one that adds as [`add_tool`] does).
+pub fn arithmetic_task_with(
+    samples: usize,
+    model: impl actuator_model::Model + 'static,
+    add: ToolDef,
+) -> Task {
     let agent = react()
         .name("arithmetic")
         .prompt(actuator_agent::react::AgentPrompt {
             instructions: Some("Use add, then submit.".into()),
             ..actuator_agent::react::AgentPrompt::none()
         })
-        .tools([add_tool()])
+        .tools([add])
         .model(model)
         // Every call is approved by the automatic approver: the log shows approval events.
         .approval([actuator_exec::ApprovalPolicy::new(
