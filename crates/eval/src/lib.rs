@@ -61,12 +61,14 @@ pub mod log;
 pub use log::{LogFormat, read_eval_log};
 
 mod contain;
+mod eval_set;
 mod options;
 mod progress;
 mod retry;
 mod run;
 mod sample_run;
 mod watch;
+pub use eval_set::{EvalSetOptions, EvalSetRun, eval_set};
 pub use options::{EvalOptions, FailOnError, StopSignal};
 pub use retry::eval_retry;
 pub use run::{EvalRun, MAX_KEPT_ERRORS, SampleError, eval};

@@ -82,35 +82,14 @@ pub(crate) fn for_each_sample(
         let log = crate::log::salvage::salvage(path, each)?;
         return Ok(LogHead { log, torn: true });
     };
-    let read = |zip: &mut ZipArchive<File>, name: &str| -> Result<Option<Vec<u8>>, LogError> {
-        let mut entry = match zip.by_name(name) {
-            Ok(e) => e,
-            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-            Err(e) => return Err(zip_err(path)(e)),
-        };
-        let mut body = Vec::new();
-        entry.read_to_end(&mut body).map_err(io(path))?;
-        Ok(Some(body))
-    };
-    let log = match read(&mut zip, "header.json")? {
-        Some(body) => serde_json::from_slice::<EvalLog>(&body).map_err(|e| format_err(path, e))?,
-        None => {
-            let body = read(&mut zip, "_journal/start.json")?.ok_or_else(|| {
-                format_err(
-                    path,
-                    "neither header.json nor _journal/start.json is present",
-                )
-            })?;
-            started_log(path, &body)?
-        }
-    };
+    let log = zip_header(&mut zip, path)?;
     let names: Vec<String> = zip
         .file_names()
         .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
         .map(str::to_owned)
         .collect();
     for name in names {
-        let Some(body) = read(&mut zip, &name)? else {
+        let Some(body) = entry(&mut zip, path, &name)? else {
             continue;
         };
         let sample = serde_json::from_slice::<EvalSample>(&body)
@@ -136,4 +115,46 @@ fn read_spool(
         }
     }
     Ok(false)
+}
+
+/// The header of the log `path` without its samples (status `started` when unfinished).
+pub(crate) fn read_log_header(path: &Path) -> Result<EvalLog, LogError> {
+    if path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read(path).map_err(io(path))?;
+        let mut log = serde_json::from_slice::<EvalLog>(&text).map_err(|e| format_err(path, e))?;
+        log.samples = None;
+        return Ok(log);
+    }
+    let file = File::open(path).map_err(io(path))?;
+    let Ok(mut zip) = ZipArchive::new(file) else {
+        // Torn: only its start is of use here.
+        return crate::log::salvage::salvage(path, |_, _| Ok(()));
+    };
+    zip_header(&mut zip, path)
+}
+
+/// The body of the entry `name` of the `.eval` log `path`, when it has one.
+fn entry(zip: &mut ZipArchive<File>, path: &Path, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+    let mut entry = match zip.by_name(name) {
+        Ok(e) => e,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(e) => return Err(zip_err(path)(e)),
+    };
+    let mut body = Vec::new();
+    entry.read_to_end(&mut body).map_err(io(path))?;
+    Ok(Some(body))
+}
+
+/// The header of the `.eval` log `path`: its `header.json`, or its start when unfinished.
+fn zip_header(zip: &mut ZipArchive<File>, path: &Path) -> Result<EvalLog, LogError> {
+    if let Some(body) = entry(zip, path, "header.json")? {
+        return serde_json::from_slice::<EvalLog>(&body).map_err(|e| format_err(path, e));
+    }
+    let body = entry(zip, path, "_journal/start.json")?.ok_or_else(|| {
+        format_err(
+            path,
+            "neither header.json nor _journal/start.json is present",
+        )
+    })?;
+    started_log(path, &body)
 }
