@@ -78,6 +78,9 @@ pub use run::{AgentInput, AgentRun, RunOptions, run};
 mod end;
 pub use end::RunEnd;
 
+pub mod channel;
+pub use channel::AgentChannel;
+
 pub mod filter;
 
 pub mod compaction;

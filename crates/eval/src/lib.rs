@@ -69,6 +69,6 @@ mod run;
 mod sample_run;
 mod watch;
 pub use eval_set::{EvalSetOptions, EvalSetRun, eval_set};
-pub use options::{EvalOptions, FailOnError, StopSignal};
+pub use options::{EvalOptions, FailOnError, OperatorFor, StopSignal};
 pub use retry::eval_retry;
 pub use run::{EvalRun, MAX_KEPT_ERRORS, SampleError, eval};

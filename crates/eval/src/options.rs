@@ -4,8 +4,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actuator_agent::AgentChannel;
 use actuator_events::EventSink;
 use serde_json::{Value, json};
+
+use crate::sample::SampleId;
 use tokio::sync::watch;
 
 use crate::log::LogFormat;
@@ -121,7 +124,12 @@ pub struct EvalOptions {
     /// A sink that every sample's events also reach as they happen (see
     /// [`EvalOptions::events`]).
     pub events: Option<Arc<dyn EventSink>>,
+    /// Gives samples an operator's channel (see [`EvalOptions::operator`]).
+    pub operator: Option<OperatorFor>,
 }
+
+/// Gives a sample (its id and epoch) an operator's channel, or none.
+pub type OperatorFor = Arc<dyn Fn(&SampleId, u32) -> Option<AgentChannel> + Send + Sync>;
 
 impl std::fmt::Debug for EvalOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -132,6 +140,7 @@ impl std::fmt::Debug for EvalOptions {
             .field("retry_on_error", &self.retry_on_error)
             .field("log_dir", &self.log_dir)
             .field("log_format", &self.log_format)
+            .field("operator", &self.operator.is_some())
             .field("log_buffer", &self.log_buffer)
             .field("progress", &self.progress)
             .field("stop", &self.stop)
@@ -159,6 +168,7 @@ impl Default for EvalOptions {
             grace: Duration::from_secs(10),
             allow_missing_resources: false,
             events: None,
+            operator: None,
         }
     }
 }
@@ -292,6 +302,31 @@ impl EvalOptions {
     #[must_use]
     pub fn events(mut self, sink: Arc<dyn EventSink>) -> Self {
         self.events = Some(sink);
+        self
+    }
+
+    /// Lets an operator step into samples as they run: `channel_for(id, epoch)` gives the
+    /// sample's [`AgentChannel`] (or `None`), which its solver's react agent takes up (the
+    /// operator's messages, interrupts, questions; see `actuator_agent::channel`). Each
+    /// attempt of a sample gets the channel the function gives then.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use actuator_agent::AgentChannel;
+    /// use actuator_eval::{EvalOptions, SampleId};
+    /// let watched = AgentChannel::new();
+    /// let options = EvalOptions::new().operator({
+    ///     let watched = watched.clone();
+    ///     move |id: &SampleId, _epoch| (id.to_string() == "1").then(|| watched.clone())
+    /// });
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn operator(
+        mut self,
+        channel_for: impl Fn(&SampleId, u32) -> Option<AgentChannel> + Send + Sync + 'static,
+    ) -> Self {
+        self.operator = Some(Arc::new(channel_for));
         self
     }
 }

@@ -418,6 +418,7 @@ pub(crate) async fn run_eval(
         watch: &watch,
         retries: options.retry_on_error,
         allow_missing_resources: options.allow_missing_resources,
+        operator: options.operator.as_ref(),
     };
     let sample_options = &sample_options;
     let ids = &ids;

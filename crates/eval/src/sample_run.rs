@@ -65,6 +65,7 @@ pub(crate) struct SampleOptions<'a> {
     pub(crate) watch: &'a Arc<RunWatch>,
     pub(crate) retries: u32,
     pub(crate) allow_missing_resources: bool,
+    pub(crate) operator: Option<&'a crate::options::OperatorFor>,
 }
 
 /// Runs `sample` once (with up to `retries` further attempts after an error) and scores it.
@@ -153,8 +154,19 @@ async fn attempt_sample(
     let sink = options
         .watch
         .sink(log.clone(), format!("sample {id} (epoch {epoch})"));
-    let (root, sandbox, mut error) =
+    let (mut root, sandbox, mut error) =
         sample_context(task, sink, options.allow_missing_resources).await;
+    // An operator's channel for this sample, a resource its agent takes up. The function is
+    // user code: a panic in it is the sample's error.
+    if let Some(channel_for) = options.operator {
+        match contain_sync("the operator's channel for the sample", || {
+            channel_for(id, epoch)
+        }) {
+            Ok(Some(channel)) => root = root.with_resource(channel),
+            Ok(None) => {}
+            Err(panicked) => error = error.or(Some(panicked)),
+        }
+    }
     // One span around the whole sample, so that a sink given by the user (an OpenTelemetry
     // exporter) sees the solver's run and the scores in one tree; the log leaves it out, as
     // the reference's has none.

@@ -336,6 +336,15 @@ impl ConsoleTranscript {
                     .unwrap_or_default();
                 self.block(&pad, &self.paint("32", " score"), &head, &line)
             }
+            Event::Interrupt(i) => {
+                let head = format!("{} ({})", i.interrupted.as_str(), i.source.as_str());
+                let line = i
+                    .interrupted_tool_call_id
+                    .as_deref()
+                    .map(|id| format!(" call {id}"))
+                    .unwrap_or_default();
+                self.block(&pad, &self.paint("1;33", "interrupt"), &head, &line)
+            }
             _ => String::new(),
         }
     }

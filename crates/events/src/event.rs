@@ -9,6 +9,7 @@ use actuator_model::{GenerateConfig, ModelOutput};
 use actuator_tool_core::{ToolChoice, ToolInfo};
 use serde::{Deserialize, Serialize};
 
+use crate::interrupt_event::InterruptEvent;
 use crate::review_event::ReviewEvent;
 use crate::score_event::ScoreEvent;
 use crate::stream_event::ModelStreamEvent;
@@ -214,6 +215,8 @@ pub enum Event {
     Review(Box<ReviewEvent>),
     /// A scorer's score of a sample (an evaluation emits it in the scorer's span).
     Score(Box<ScoreEvent>),
+    /// An agent's turn was cut short (an operator's interrupt through its channel).
+    Interrupt(Box<InterruptEvent>),
 }
 
 /// Receives the events of a run. Must be cheap and must not block: it is called inline.

@@ -6,7 +6,7 @@
 //! - [`Event`] and its kinds ([`PendingToolEvent`] when a call starts and [`ToolEvent`] when it
 //!   ends, with [`ToolCallAgent`] for the agent a call ran; [`ModelEvent`] and
 //!   [`ModelRetryEvent`], [`ModelStreamEvent`], [`SpanBeginEvent`], [`SpanEndEvent`], [`InfoEvent`],
-//!   [`CompactionEvent`], [`LimitEvent`], [`ReviewEvent`], [`ScoreEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
+//!   [`CompactionEvent`], [`LimitEvent`], [`ReviewEvent`], [`ScoreEvent`], [`InterruptEvent`]), delivered to an [`EventSink`] ([`EventLog`] keeps
 //!   them in memory);
 //! - [`SharedMessages`], a model event's input: the messages of one conversation shared between
 //!   its events, so that recording a generation costs what was added since the last one;
@@ -40,6 +40,9 @@ pub use review_event::{ReviewDecision, ReviewEvent};
 
 mod score_event;
 pub use score_event::ScoreEvent;
+
+mod interrupt_event;
+pub use interrupt_event::{InterruptEvent, InterruptSource, Interrupted};
 
 mod clock;
 pub use clock::{unix_now, unix_seconds_at};

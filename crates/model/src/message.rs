@@ -77,6 +77,8 @@ pub enum MessageSource {
     Input,
     /// Produced by a model generation.
     Generate,
+    /// Sent by an operator to a running agent (through its channel).
+    Operator,
 }
 
 /// Message content: a string, or a list of content items.

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use actuator_events::{Event, InfoEvent, SharedMessages};
+use actuator_events::{Event, InfoEvent, Interrupted, SharedMessages};
 use actuator_exec::{ApprovalPolicy, ExecuteOptions, ReviewPolicy};
 use actuator_model::{
     BoxFuture, ChatMessage, CompactString, GenerateConfig, GenerateRequest, StopReason,
@@ -18,6 +18,7 @@ use super::config::{
 };
 use super::submit::{SubmitSettings, apply_submission, remove_submit_tool, submission};
 use crate::agent::Agent;
+use crate::channel::{AgentChannel, ChannelBinding, unanswered_calls};
 use crate::compaction::{CompactionStrategy, Compactor};
 use crate::context::RunContext;
 use crate::error::{AgentError, AgentErrorKind};
@@ -386,13 +387,39 @@ impl ReactAgent {
         // state from on_continue).
         let mut recorded = SharedMessages::new();
         let mut turn_number = 0u32;
+        // An operator's channel, when the run has one and no outer agent took it up.
+        let channel = cx.resource::<AgentChannel>().and_then(AgentChannel::bind);
         loop {
+            // 0. The operator's messages come first.
+            if let Some(channel) = &channel {
+                let posted = channel
+                    .before_turn(&cx, &state.messages)
+                    .await
+                    .map_err(|e| fail(e, &state))?;
+                state.messages.extend(posted);
+            }
             // 1. Generate the next turn.
             cx.check_time().map_err(|e| fail(e, &state))?;
             turn_number = turn_number.saturating_add(1);
             let turn = self.turn_tools(&cx, &state, turn_number).await?;
-            self.generate(&mut state, &cx, &turn, compactor.as_mut(), &mut recorded)
-                .await?;
+            let generated =
+                self.generate(&mut state, &cx, &turn, compactor.as_mut(), &mut recorded);
+            let generated = match &channel {
+                None => Some(generated.await),
+                Some(channel) => {
+                    channel
+                        .guard(&cx, Interrupted::Generate, None, generated)
+                        .await
+                }
+            };
+            match generated {
+                Some(generated) => generated?,
+                None => {
+                    self.resume_after_interrupt(&mut state, &cx, channel.as_ref())
+                        .await?;
+                    continue;
+                }
+            }
             // Read in place: the output is the one just set (a copy only when derived).
             let derived;
             let output = match state.explicit_output() {
@@ -440,15 +467,32 @@ impl ReactAgent {
             // 3. Land the calls; an accepted submission ends the loop.
             if called_tools {
                 let attempts_before = attempt_count;
-                let landed = self
-                    .land_calls(
-                        &mut state,
-                        &cx,
-                        &turn.tools,
-                        &exec_options,
-                        &mut attempt_count,
-                    )
-                    .await?;
+                let in_flight = channel
+                    .as_ref()
+                    .and_then(|_| unanswered_calls(&state.messages).into_iter().next());
+                let landing = self.land_calls(
+                    &mut state,
+                    &cx,
+                    &turn.tools,
+                    &exec_options,
+                    &mut attempt_count,
+                );
+                let landed = match &channel {
+                    None => Some(landing.await),
+                    Some(channel) => {
+                        channel
+                            .guard(&cx, Interrupted::ToolCall, in_flight, landing)
+                            .await
+                    }
+                };
+                let landed = match landed {
+                    Some(landed) => landed?,
+                    None => {
+                        self.resume_after_interrupt(&mut state, &cx, channel.as_ref())
+                            .await?;
+                        continue;
+                    }
+                };
                 if attempt_count != attempts_before {
                     recorded = SharedMessages::new(); // the submission edited the history
                 }
@@ -484,7 +528,30 @@ impl ReactAgent {
                 .messages
                 .set(remove_submit_tool(messages, &submit.name));
         }
+        if let Some(channel) = &channel {
+            channel.publish(&state.messages);
+        }
         Ok(state)
+    }
+}
+
+impl ReactAgent {
+    /// After an operator's interrupt: answers the calls left without a result and appends the
+    /// operator's next message (waited for).
+    async fn resume_after_interrupt(
+        &self,
+        state: &mut AgentState,
+        cx: &RunContext,
+        channel: Option<&ChannelBinding>,
+    ) -> Result<(), AgentError> {
+        if let Some(channel) = channel {
+            let resumed = channel
+                .after_interrupt(cx, &state.messages)
+                .await
+                .map_err(|e| fail(e, state))?;
+            state.messages.extend(resumed);
+        }
+        Ok(())
     }
 }
 

@@ -266,6 +266,15 @@ pub(crate) fn event_json(
             e.insert("scorer".into(), score.scorer.clone().into());
             vec![Value::Object(e)]
         }
+        Event::Interrupt(i) => {
+            let mut e = base("interrupt", i.at, sample_start);
+            e.insert("source".into(), i.source.as_str().into());
+            e.insert("interrupted".into(), i.interrupted.as_str().into());
+            if let Some(id) = &i.interrupted_tool_call_id {
+                e.insert("interrupted_tool_call_id".into(), id.clone().into());
+            }
+            vec![Value::Object(e)]
+        }
         // Event kinds added later are kept as notes rather than dropped.
         other => {
             let mut e = base("info", at, sample_start);
