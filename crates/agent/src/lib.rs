@@ -81,6 +81,8 @@ pub use end::RunEnd;
 pub mod channel;
 pub use channel::AgentChannel;
 
+pub mod checkpoint;
+
 pub mod filter;
 
 pub mod compaction;

@@ -108,6 +108,8 @@ pub(crate) struct Usage {
     turns: u64,
     cost: f64,
     waiting: Duration,
+    /// Time used before this process, by the run a checkpoint resumed.
+    carried: Duration,
     /// A message limit exceeded by an addition to a `MessageList`, for the run to stop with.
     violation: Option<LimitExceeded>,
 }
@@ -163,13 +165,40 @@ impl Scope {
         self.usage.lock().map(|u| u.waiting).unwrap_or_default()
     }
 
+    fn carried(&self) -> Duration {
+        self.usage.lock().map(|u| u.carried).unwrap_or_default()
+    }
+
+    /// When the scope began, counting time carried over from a resumed run.
+    fn began(&self) -> Instant {
+        let carried = self.carried();
+        self.started.checked_sub(carried).unwrap_or(self.started)
+    }
+
+    /// Time since the scope began, counting time carried over from a resumed run.
+    fn elapsed(&self) -> Duration {
+        self.started.elapsed() + self.carried()
+    }
+
+    /// Adds what a run used before it was resumed from a checkpoint: its tokens, turns and
+    /// cost, its time and its waiting, so that its limits go on from where they were.
+    pub(crate) fn carry(&self, prior: &LimitUsage) {
+        if let Ok(mut u) = self.usage.lock() {
+            u.tokens += prior.tokens;
+            u.turns += prior.turns;
+            u.cost += prior.cost;
+            u.carried += prior.time;
+            u.waiting += prior.time.saturating_sub(prior.working_time);
+        }
+    }
+
     /// The earliest time or working deadline of this scope.
     pub(crate) fn deadline(&self) -> Option<(Instant, LimitKind)> {
         let mut best: Option<(Instant, LimitKind)> = None;
         for l in &self.limits {
             let candidate = match l {
-                Limit::Time(d) => Some((self.started + *d, LimitKind::Time)),
-                Limit::Working(d) => Some((self.started + *d + self.waiting(), LimitKind::Working)),
+                Limit::Time(d) => Some((self.began() + *d, LimitKind::Time)),
+                Limit::Working(d) => Some((self.began() + *d + self.waiting(), LimitKind::Working)),
                 _ => None,
             };
             if let Some(c) = candidate
@@ -182,7 +211,7 @@ impl Scope {
     }
 
     pub(crate) fn time_exceeded(&self, kind: LimitKind) -> LimitExceeded {
-        let elapsed = self.started.elapsed();
+        let elapsed = self.elapsed();
         match (kind, self.limit(kind)) {
             (LimitKind::Working, Some(Limit::Working(d))) => self.exceeded(
                 kind,
@@ -202,7 +231,7 @@ impl Scope {
     }
     /// What the scope has used so far.
     pub(crate) fn usage(&self) -> LimitUsage {
-        let time = self.started.elapsed();
+        let time = self.elapsed();
         self.usage
             .lock()
             .map(|u| LimitUsage {

@@ -19,6 +19,7 @@ use super::config::{
 use super::submit::{SubmitSettings, apply_submission, remove_submit_tool, submission};
 use crate::agent::Agent;
 use crate::channel::{AgentChannel, ChannelBinding, unanswered_calls};
+use crate::checkpoint::{Checkpoints, LoopCounters};
 use crate::compaction::{CompactionStrategy, Compactor};
 use crate::context::RunContext;
 use crate::error::{AgentError, AgentErrorKind};
@@ -366,6 +367,15 @@ impl ReactAgent {
                 .messages
                 .insert(0, ChatMessage::system(system.clone()));
         }
+        // A run with checkpoints goes on from its last one, if it has one.
+        let checkpoints = cx.resource::<Checkpoints>().and_then(Checkpoints::bind);
+        let mut resumed_counters = LoopCounters::default();
+        if let Some(checkpoints) = &checkpoints
+            && let Some(resumed) = checkpoints.resume(&cx).await
+        {
+            state.messages.set(resumed.messages);
+            resumed_counters = resumed.counters;
+        }
         let mut compactor = match (&self.compaction, &self.model) {
             (Some(strategy), ReactModel::Model(_)) => {
                 Some(Compactor::new(Arc::clone(strategy), &state.messages))
@@ -379,14 +389,14 @@ impl ReactAgent {
             _ => None,
         };
         let exec_options = self.exec_options(&cx);
-        let mut attempt_count = 0u32;
+        let mut attempt_count = resumed_counters.attempts;
         let mut consecutive_refusals = 0u32;
         let mut overflow_compacted = false;
         // What this conversation's model events recorded; started afresh whenever messages
         // are replaced or edited rather than appended (overflow recovery, a submission, a new
         // state from on_continue).
         let mut recorded = SharedMessages::new();
-        let mut turn_number = 0u32;
+        let mut turn_number = resumed_counters.turn;
         // An operator's channel, when the run has one and no outer agent took it up.
         let channel = cx.resource::<AgentChannel>().and_then(AgentChannel::bind);
         loop {
@@ -397,6 +407,15 @@ impl ReactAgent {
                     .await
                     .map_err(|e| fail(e, &state))?;
                 state.messages.extend(posted);
+            }
+            if let Some(checkpoints) = &checkpoints {
+                let counters = LoopCounters {
+                    turn: turn_number,
+                    attempts: attempt_count,
+                };
+                checkpoints
+                    .turn_started(&cx, &state.messages, counters)
+                    .await;
             }
             // 1. Generate the next turn.
             cx.check_time().map_err(|e| fail(e, &state))?;
@@ -466,6 +485,13 @@ impl ReactAgent {
 
             // 3. Land the calls; an accepted submission ends the loop.
             if called_tools {
+                if let Some(checkpoints) = &checkpoints {
+                    let counters = LoopCounters {
+                        turn: turn_number,
+                        attempts: attempt_count,
+                    };
+                    checkpoints.journal(&cx, &state.messages, counters).await;
+                }
                 let attempts_before = attempt_count;
                 let in_flight = channel
                     .as_ref()
@@ -493,6 +519,14 @@ impl ReactAgent {
                         continue;
                     }
                 };
+                // The results are journaled at once: none runs again after a crash.
+                if let Some(checkpoints) = &checkpoints {
+                    let counters = LoopCounters {
+                        turn: turn_number,
+                        attempts: attempt_count,
+                    };
+                    checkpoints.journal(&cx, &state.messages, counters).await;
+                }
                 if attempt_count != attempts_before {
                     recorded = SharedMessages::new(); // the submission edited the history
                 }
@@ -530,6 +564,9 @@ impl ReactAgent {
         }
         if let Some(channel) = &channel {
             channel.publish(&state.messages);
+        }
+        if let Some(checkpoints) = &checkpoints {
+            checkpoints.finished(&cx).await;
         }
         Ok(state)
     }

@@ -1,0 +1,647 @@
+//! Checkpoints: a run that dies (killed, out of memory, the machine lost) goes on from its
+//! last checkpoint when run again with the same key, and never runs a tool call twice.
+//!
+//! Two records per key:
+//! - the **checkpoint**, at a turn boundary when the [policy](Checkpoints::every_turns) says:
+//!   the conversation, the loop's counters, the limits' usage;
+//! - the **journal**, before and after each batch of tool calls: what the conversation gained
+//!   since the checkpoint (the assistant message whose calls are about to run included, then
+//!   their results). It is small, and it is what makes calls exactly-once: on resume, every
+//!   call whose result the journal holds is not run again, and a call that was running when
+//!   the process died is reported and, by default, not run again either: the model reads
+//!   that it was interrupted and that its effect is unknown ([`InFlightPolicy`]).
+//!
+//! Give a run a [`Checkpoints`] as a resource; react uses it, and a custom agent does in a few
+//! lines ([`Checkpoints::bind`]).
+
+mod store;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use actuator_events::{Event, InfoEvent};
+use actuator_model::{ChatMessage, ToolCall};
+use serde::{Deserialize, Serialize};
+
+pub use store::{CheckpointError, CheckpointStore, DEFAULT_MAX_CHECKPOINT_BYTES, FileCheckpoints};
+
+use crate::context::RunContext;
+use crate::limits::LimitUsage;
+
+/// What a tool call left running when the process died answers on resume (with
+/// [`InFlightPolicy::Report`]).
+pub const INTERRUPTED_BY_CRASH: &str = "This call was running when the run stopped (its process ended). It was not run again: \
+     what it did, if anything, is unknown. Check before you repeat it.";
+
+/// What resuming does with the tool calls that were running when the process died.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum InFlightPolicy {
+    /// Not run again: each is answered with [`INTERRUPTED_BY_CRASH`] (the default: a call
+    /// may have done part of its work).
+    #[default]
+    Report,
+    /// Run again: the turn is generated anew (for tools that are safe to repeat).
+    Rerun,
+}
+
+/// What a run resumed from (see [`Checkpoints::resumed`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ResumeReport {
+    /// The turn the checkpoint was taken at.
+    pub turn: u32,
+    /// Messages restored (the checkpoint's and the journal's).
+    pub messages: usize,
+    /// The calls that were running when the process died.
+    pub in_flight: Vec<ToolCall>,
+    /// What was done with them.
+    pub policy: InFlightPolicy,
+}
+
+/// Usage carried over, in a form that reads back anywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+struct CarriedUsage {
+    tokens: u64,
+    turns: u64,
+    cost: f64,
+    time_s: f64,
+    working_s: f64,
+}
+
+impl CarriedUsage {
+    fn of(usage: &LimitUsage) -> Self {
+        CarriedUsage {
+            tokens: usage.tokens,
+            turns: usage.turns,
+            cost: usage.cost,
+            time_s: usage.time.as_secs_f64(),
+            working_s: usage.working_time.as_secs_f64(),
+        }
+    }
+
+    fn usage(&self) -> LimitUsage {
+        LimitUsage {
+            tokens: self.tokens,
+            turns: self.turns,
+            cost: self.cost,
+            time: Duration::try_from_secs_f64(self.time_s).unwrap_or_default(),
+            working_time: Duration::try_from_secs_f64(self.working_s).unwrap_or_default(),
+            ..LimitUsage::default()
+        }
+    }
+}
+
+/// The loop's counters, kept with the conversation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoopCounters {
+    /// Turns begun.
+    pub turn: u32,
+    /// Submissions judged so far (react's attempts).
+    pub attempts: u32,
+}
+
+/// A checkpoint as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    version: u32,
+    /// Which checkpoint (the journal names the one it follows).
+    id: String,
+    messages: Vec<ChatMessage>,
+    counters: LoopCounters,
+    usage: CarriedUsage,
+}
+
+/// A journal as stored: the conversation since checkpoint `base`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Journal {
+    version: u32,
+    base: String,
+    added: Vec<ChatMessage>,
+    counters: LoopCounters,
+    usage: CarriedUsage,
+}
+
+const VERSION: u32 = 1;
+
+/// When checkpoints are taken (the reference's triggers), besides the first turn's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Policy {
+    every_turns: Option<u32>,
+    every_tokens: Option<u64>,
+    every: Option<Duration>,
+}
+
+struct Inner {
+    store: Arc<dyn CheckpointStore>,
+    key: String,
+    policy: Policy,
+    in_flight: InFlightPolicy,
+    bound: AtomicBool,
+    resumed: Mutex<Option<ResumeReport>>,
+}
+
+/// A run's checkpoints: where they go, under which key, and when (a run resource).
+///
+/// ```
+/// use std::sync::Arc;
+/// use actuator_agent::RunOptions;
+/// use actuator_agent::checkpoint::{Checkpoints, FileCheckpoints};
+/// let store = Arc::new(FileCheckpoints::new("checkpoints"));
+/// let checkpoints = Checkpoints::new(store, "task-1/sample-7").every_turns(1);
+/// let options = RunOptions::new().resource(checkpoints.clone());
+/// // run(&agent, input, options) … run again after a crash with the same key: it goes on.
+/// # drop(options);
+/// assert!(checkpoints.resumed().is_none());
+/// ```
+#[derive(Clone)]
+pub struct Checkpoints {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Checkpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoints")
+            .field("key", &self.inner.key)
+            .field("policy", &self.inner.policy)
+            .field("in_flight", &self.inner.in_flight)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Checkpoints {
+    /// Checkpoints of the run known as `key` in `store`, taken at every turn (change it with
+    /// the `every_*` methods: the first that is due takes one).
+    pub fn new(store: Arc<dyn CheckpointStore>, key: impl Into<String>) -> Self {
+        Checkpoints {
+            inner: Arc::new(Inner {
+                store,
+                key: key.into(),
+                policy: Policy {
+                    every_turns: Some(1),
+                    ..Policy::default()
+                },
+                in_flight: InFlightPolicy::default(),
+                bound: AtomicBool::new(false),
+                resumed: Mutex::new(None),
+            }),
+        }
+    }
+
+    fn with(self, f: impl FnOnce(&mut Policy)) -> Self {
+        let mut policy = self.inner.policy;
+        f(&mut policy);
+        let in_flight = self.inner.in_flight;
+        self.rebuilt(policy, in_flight)
+    }
+
+    fn rebuilt(self, policy: Policy, in_flight: InFlightPolicy) -> Self {
+        Checkpoints {
+            inner: Arc::new(Inner {
+                store: Arc::clone(&self.inner.store),
+                key: self.inner.key.clone(),
+                policy,
+                in_flight,
+                bound: AtomicBool::new(false),
+                resumed: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// A checkpoint every `n` turns (1: every turn).
+    #[must_use]
+    pub fn every_turns(self, n: u32) -> Self {
+        self.with(|p| p.every_turns = Some(n.max(1)))
+    }
+
+    /// A checkpoint whenever `n` tokens were used since the last (and not by turns unless
+    /// [`every_turns`](Self::every_turns) is set after).
+    #[must_use]
+    pub fn every_tokens(self, n: u64) -> Self {
+        self.with(|p| {
+            p.every_tokens = Some(n.max(1));
+            p.every_turns = None;
+        })
+    }
+
+    /// A checkpoint whenever `interval` passed since the last (and not by turns unless
+    /// [`every_turns`](Self::every_turns) is set after).
+    #[must_use]
+    pub fn every(self, interval: Duration) -> Self {
+        self.with(|p| {
+            p.every = Some(interval);
+            p.every_turns = None;
+        })
+    }
+
+    /// What resuming does with the calls that were running when the process died.
+    #[must_use]
+    pub fn in_flight(self, policy: InFlightPolicy) -> Self {
+        let p = self.inner.policy;
+        self.rebuilt(p, policy)
+    }
+
+    /// The key.
+    pub fn key(&self) -> &str {
+        &self.inner.key
+    }
+
+    /// What the run resumed from, once it has (`None` for a run that started afresh).
+    pub fn resumed(&self) -> Option<ResumeReport> {
+        self.inner
+            .resumed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Takes the checkpoints up for the agent about to run: the first agent of a run gets
+    /// them, agents it runs do not (their turns are inside the outer agent's). Released when
+    /// the binding is dropped.
+    ///
+    /// A custom agent's loop:
+    ///
+    /// ```
+    /// use actuator_agent::{AgentState, RunContext};
+    /// use actuator_agent::checkpoint::{Checkpoints, LoopCounters};
+    /// # async fn generate_and_call_tools(_s: &mut AgentState, _b: Option<&actuator_agent::checkpoint::CheckpointBinding>, _cx: &RunContext) {}
+    /// async fn agent_loop(mut state: AgentState, cx: RunContext) -> AgentState {
+    ///     let binding = cx.resource::<Checkpoints>().and_then(Checkpoints::bind);
+    ///     let mut counters = LoopCounters::default();
+    ///     if let Some(b) = &binding && let Some(resumed) = b.resume(&cx).await {
+    ///         state.messages.set(resumed.messages);
+    ///         counters = resumed.counters;
+    ///     }
+    ///     while counters.turn < 10 {
+    ///         counters.turn += 1;
+    ///         if let Some(b) = &binding {
+    ///             b.turn_started(&cx, &state.messages, counters).await;
+    ///         }
+    ///         // Before and after running tool calls: b.journal(&cx, &state.messages, counters).await
+    ///         generate_and_call_tools(&mut state, binding.as_ref(), &cx).await;
+    ///     }
+    ///     if let Some(b) = &binding {
+    ///         b.finished(&cx).await;
+    ///     }
+    ///     state
+    /// }
+    /// ```
+    pub fn bind(&self) -> Option<CheckpointBinding> {
+        self.inner
+            .bound
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| CheckpointBinding {
+                checkpoints: self.clone(),
+                state: Mutex::new(BindingState::default()),
+            })
+    }
+}
+
+#[derive(Default)]
+struct BindingState {
+    /// The last checkpoint: its id and the ids of the messages it held (a journal is what
+    /// follows them; a history edited since is checkpointed whole).
+    base: Option<(String, Vec<String>)>,
+    last_turn: u32,
+    last_tokens: u64,
+    last_at: Option<Instant>,
+}
+
+/// A run resumed from its checkpoint: what the agent goes on with.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Resumed {
+    /// The conversation to go on with (in-flight calls answered or dropped, by the policy).
+    pub messages: Vec<ChatMessage>,
+    /// The loop's counters when it stopped.
+    pub counters: LoopCounters,
+    /// The report (also [`Checkpoints::resumed`], and an info event).
+    pub report: ResumeReport,
+}
+
+/// An agent's hold on its run's [`Checkpoints`] (see [`Checkpoints::bind`]).
+pub struct CheckpointBinding {
+    checkpoints: Checkpoints,
+    state: Mutex<BindingState>,
+}
+
+impl std::fmt::Debug for CheckpointBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckpointBinding")
+            .field("key", &self.checkpoints.inner.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for CheckpointBinding {
+    fn drop(&mut self) {
+        self.checkpoints.inner.bound.store(false, Ordering::Release);
+    }
+}
+
+fn journal_key(key: &str) -> String {
+    format!("{key}#journal")
+}
+
+fn note(cx: &RunContext, message: String) {
+    tracing::info!("{message}");
+    cx.emit(Event::Info(InfoEvent {
+        source: Some("checkpoint".to_owned()),
+        message,
+    }));
+}
+
+impl CheckpointBinding {
+    fn inner(&self) -> &Inner {
+        &self.checkpoints.inner
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, BindingState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The run's checkpoint, if it has one: the conversation and counters to go on with
+    /// (the journal's calls answered as the [`InFlightPolicy`] says), the limits' usage
+    /// carried into `cx`'s scopes, and the report recorded. A checkpoint that cannot be
+    /// read is reported (a warning and an info event) and the run starts afresh.
+    pub async fn resume(&self, cx: &RunContext) -> Option<Resumed> {
+        let inner = self.inner();
+        let record = match inner.store.load(&inner.key).await {
+            Ok(Some(bytes)) => match serde_json::from_slice::<Record>(&bytes) {
+                Ok(r) if r.version == VERSION => r,
+                Ok(r) => {
+                    note(
+                        cx,
+                        format!(
+                            "The checkpoint of '{}' is of version {}, which this version does not read: the run starts afresh.",
+                            inner.key, r.version
+                        ),
+                    );
+                    return None;
+                }
+                Err(e) => {
+                    note(
+                        cx,
+                        format!(
+                            "The checkpoint of '{}' cannot be read ({e}): the run starts afresh.",
+                            inner.key
+                        ),
+                    );
+                    return None;
+                }
+            },
+            Ok(None) => return None,
+            Err(e) => {
+                note(
+                    cx,
+                    format!(
+                        "The checkpoint of '{}' cannot be read ({e}): the run starts afresh.",
+                        inner.key
+                    ),
+                );
+                return None;
+            }
+        };
+        let journal = match inner.store.load(&journal_key(&inner.key)).await {
+            Ok(Some(bytes)) => serde_json::from_slice::<Journal>(&bytes)
+                .ok()
+                .filter(|j| j.version == VERSION && j.base == record.id),
+            _ => None,
+        };
+        let base_len = record.messages.len();
+        let mut messages = record.messages;
+        let (mut counters, usage) = (record.counters, record.usage);
+        let (counters_now, usage_now) = match &journal {
+            Some(j) => (j.counters, j.usage),
+            None => (counters, usage),
+        };
+        counters = counters_now;
+        if let Some(j) = journal {
+            messages.extend(j.added);
+        }
+        let in_flight: Vec<ToolCall> = {
+            let unanswered = crate::channel::unanswered_calls(&messages);
+            messages
+                .iter()
+                .rev()
+                .find_map(|m| match m {
+                    ChatMessage::Assistant(a) => Some(a.calls().to_vec()),
+                    _ => None,
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|c| unanswered.iter().any(|id| id.as_str() == c.id.as_str()))
+                .collect()
+        };
+        if !in_flight.is_empty() {
+            match inner.in_flight {
+                InFlightPolicy::Report => {
+                    for call in &in_flight {
+                        messages.push(ChatMessage::tool(
+                            INTERRUPTED_BY_CRASH,
+                            call.id.clone(),
+                            call.function.clone(),
+                            Some(actuator_model::ToolCallError {
+                                kind: actuator_tool_core::ToolErrorKind::Cancelled,
+                                message: INTERRUPTED_BY_CRASH.to_owned(),
+                            }),
+                        ));
+                    }
+                }
+                InFlightPolicy::Rerun => {
+                    // Generated anew: the assistant message and any answers after it go.
+                    if let Some(at) = messages
+                        .iter()
+                        .rposition(|m| matches!(m, ChatMessage::Assistant(_)))
+                    {
+                        messages.truncate(at);
+                    }
+                }
+            }
+        }
+        for scope in cx.budget().scopes() {
+            scope.carry(&usage_now.usage());
+        }
+        let report = ResumeReport {
+            turn: record.counters.turn,
+            messages: messages.len(),
+            in_flight,
+            policy: inner.in_flight,
+        };
+        let calls: Vec<String> = report
+            .in_flight
+            .iter()
+            .map(|c| format!("{} ({})", c.function, c.id))
+            .collect();
+        note(
+            cx,
+            format!(
+                "Resumed '{}' from its checkpoint at turn {} ({} messages){}.",
+                inner.key,
+                report.turn,
+                report.messages,
+                if calls.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; calls running when it stopped, {}: {}",
+                        match inner.in_flight {
+                            InFlightPolicy::Report => "not run again",
+                            InFlightPolicy::Rerun => "to run again",
+                        },
+                        calls.join(", ")
+                    )
+                }
+            ),
+        );
+        *inner.resumed.lock().unwrap_or_else(PoisonError::into_inner) = Some(report.clone());
+        {
+            let mut state = self.state();
+            let ids = messages[..base_len]
+                .iter()
+                .map(|m| m.id().to_owned())
+                .collect();
+            state.base = Some((record.id, ids));
+            state.last_turn = record.counters.turn;
+            state.last_tokens = usage_now.tokens;
+            state.last_at = Some(Instant::now());
+        }
+        Some(Resumed {
+            messages,
+            counters,
+            report,
+        })
+    }
+
+    /// At the top of a turn: takes a checkpoint of `messages` when one is due (the first
+    /// turn's always). A checkpoint that cannot be saved is reported and the run goes on.
+    pub async fn turn_started(
+        &self,
+        cx: &RunContext,
+        messages: &[ChatMessage],
+        counters: LoopCounters,
+    ) {
+        let usage = cx.usage();
+        let due = {
+            let state = self.state();
+            let policy = self.inner().policy;
+            state.base.is_none()
+                || policy
+                    .every_turns
+                    .is_some_and(|n| counters.turn.saturating_sub(state.last_turn) >= n)
+                || policy
+                    .every_tokens
+                    .is_some_and(|n| usage.tokens.saturating_sub(state.last_tokens) >= n)
+                || policy
+                    .every
+                    .is_some_and(|d| state.last_at.is_none_or(|at| at.elapsed() >= d))
+        };
+        if due {
+            self.save_checkpoint(cx, messages, counters).await;
+        }
+    }
+
+    /// Takes a checkpoint of `messages` now (a failure is reported and the run goes on).
+    async fn save_checkpoint(
+        &self,
+        cx: &RunContext,
+        messages: &[ChatMessage],
+        counters: LoopCounters,
+    ) {
+        let usage = cx.usage();
+        let id = actuator_model::new_id().into_string();
+        let record = Record {
+            version: VERSION,
+            id: id.clone(),
+            messages: messages.to_vec(),
+            counters,
+            usage: CarriedUsage::of(&usage),
+        };
+        let inner = self.inner();
+        let saved = match serde_json::to_vec(&record) {
+            Ok(bytes) => inner.store.save(&inner.key, bytes).await,
+            Err(e) => Err(CheckpointError::Format {
+                key: inner.key.clone(),
+                reason: e.to_string(),
+            }),
+        };
+        match saved {
+            Ok(()) => {
+                let mut state = self.state();
+                state.base = Some((id, messages.iter().map(|m| m.id().to_owned()).collect()));
+                state.last_turn = counters.turn;
+                state.last_tokens = usage.tokens;
+                state.last_at = Some(Instant::now());
+            }
+            Err(e) => note(
+                cx,
+                format!(
+                    "A checkpoint of '{}' could not be saved ({e}); the run goes on from the one before.",
+                    inner.key
+                ),
+            ),
+        }
+    }
+
+    /// Journals what the conversation gained since the checkpoint: call it before a batch of
+    /// tool calls runs (the last of `messages` is the assistant message that makes them), so
+    /// that a call running when the process dies is known, and after (their results in
+    /// `messages`), so that none is run again. A journal that cannot be saved is reported and
+    /// the run goes on.
+    pub async fn journal(&self, cx: &RunContext, messages: &[ChatMessage], counters: LoopCounters) {
+        let (base, len) = {
+            let state = self.state();
+            let Some((base, ids)) = &state.base else {
+                return;
+            };
+            let follows =
+                messages.len() >= ids.len() && messages.iter().zip(ids).all(|(m, id)| m.id() == id);
+            (follows.then(|| base.clone()), ids.len())
+        };
+        // The history was edited since the checkpoint (compacted, filtered): a journal of
+        // what follows it would not rebuild it, so the whole of it is checkpointed.
+        let Some(base) = base else {
+            self.save_checkpoint(cx, messages, counters).await;
+            return;
+        };
+        let journal = Journal {
+            version: VERSION,
+            base,
+            added: messages.get(len..).unwrap_or_default().to_vec(),
+            counters,
+            usage: CarriedUsage::of(&cx.usage()),
+        };
+        let inner = self.inner();
+        let saved = match serde_json::to_vec(&journal) {
+            Ok(bytes) => inner.store.save(&journal_key(&inner.key), bytes).await,
+            Err(e) => Err(CheckpointError::Format {
+                key: inner.key.clone(),
+                reason: e.to_string(),
+            }),
+        };
+        if let Err(e) = saved {
+            note(
+                cx,
+                format!(
+                    "The journal of '{}' could not be saved ({e}): if the run dies before its next checkpoint, these calls may run again.",
+                    inner.key
+                ),
+            );
+        }
+    }
+
+    /// The run finished: its checkpoints are removed (run again, the key starts afresh).
+    pub async fn finished(&self, cx: &RunContext) {
+        let inner = self.inner();
+        for key in [journal_key(&inner.key), inner.key.clone()] {
+            if let Err(e) = inner.store.remove(&key).await {
+                note(
+                    cx,
+                    format!("The checkpoint '{key}' of a finished run could not be removed ({e})."),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Where checkpoints are kept: a trait, so that a cloud store can plug in, and files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use actuator_model::BoxFuture;
+
+/// Why a checkpoint could not be kept or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckpointError {
+    /// Reading or writing the store failed.
+    #[error("cannot {action} the checkpoint {path}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The checkpoint is over the store's size bound.
+    #[error(
+        "the checkpoint is {len} bytes, over the {max} the store keeps: raise the bound, or checkpoint a smaller state"
+    )]
+    TooLarge {
+        /// Its size.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
+    /// The record is not a checkpoint this version reads.
+    #[error("the checkpoint {key} cannot be read: {reason}")]
+    Format {
+        /// Its key.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Keeps each key's newest checkpoint, and its previous one: a write that does not finish
+/// leaves the previous one readable.
+pub trait CheckpointStore: Send + Sync {
+    /// Saves `record` as `key`'s newest checkpoint, atomically: after a crash part way, `load`
+    /// gives the checkpoint before.
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        record: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), CheckpointError>>;
+
+    /// `key`'s newest whole checkpoint (a torn or corrupted newest one is skipped for the
+    /// previous), or `None`.
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, CheckpointError>>;
+
+    /// Forgets `key`'s checkpoints (a run that finished).
+    fn remove<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), CheckpointError>>;
+}
+
+/// The default bound of one checkpoint: 256 MiB.
+pub const DEFAULT_MAX_CHECKPOINT_BYTES: usize = 256 << 20;
+
+const MAGIC: &[u8] = b"actuator-checkpoint 1\n";
+
+/// Checkpoints as files in a directory: `<key>.ckpt` and `<key>.ckpt.prev`, each a header
+/// with the body's CRC-32 and length, then the body. Written to a temporary file, synced, and
+/// renamed into place (the older one kept as `.prev`).
+///
+/// ```
+/// use actuator_agent::checkpoint::{CheckpointStore, FileCheckpoints};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let dir = std::env::temp_dir().join(format!("ckpt-doc-{}", std::process::id()));
+/// let store = FileCheckpoints::new(&dir);
+/// store.save("sample-1", b"{}".to_vec()).await.unwrap();
+/// assert_eq!(store.load("sample-1").await.unwrap().as_deref(), Some(&b"{}"[..]));
+/// store.remove("sample-1").await.unwrap();
+/// assert!(store.load("sample-1").await.unwrap().is_none());
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # });
+/// ```
+#[derive(Debug, Clone)]
+pub struct FileCheckpoints {
+    dir: PathBuf,
+    max_bytes: usize,
+}
+
+impl FileCheckpoints {
+    /// Checkpoints in `dir` (made when first written), at most
+    /// [`DEFAULT_MAX_CHECKPOINT_BYTES`] each.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        FileCheckpoints {
+            dir: dir.into(),
+            max_bytes: DEFAULT_MAX_CHECKPOINT_BYTES,
+        }
+    }
+
+    /// The largest checkpoint kept (a larger one fails to save).
+    #[must_use]
+    pub fn max_bytes(mut self, max: usize) -> Self {
+        self.max_bytes = max;
+        self
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of `key`: its safe characters, then a hash of the whole key (so that keys
+    /// never name a path outside the directory, and different keys never share a file).
+    fn path(&self, key: &str) -> PathBuf {
+        let safe: String = key
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(80)
+            .collect();
+        let hash = crc32fast::hash(key.as_bytes());
+        self.dir.join(format!("{safe}-{hash:08x}.ckpt"))
+    }
+}
+
+fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError {
+    let path = path.to_owned();
+    move |source| CheckpointError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// The body of a checkpoint file, if it is whole.
+fn verified(file: &[u8]) -> Option<&[u8]> {
+    let rest = file.strip_prefix(MAGIC)?;
+    let header_end = rest.iter().position(|&b| b == b'\n')?;
+    let header = std::str::from_utf8(&rest[..header_end]).ok()?;
+    let (crc, len) = header.split_once(' ')?;
+    let crc = u32::from_str_radix(crc, 16).ok()?;
+    let len: usize = len.parse().ok()?;
+    let body = &rest[header_end + 1..];
+    (body.len() == len && crc32fast::hash(body) == crc).then_some(body)
+}
+
+fn save_file(dir: &Path, path: &Path, record: &[u8]) -> Result<(), CheckpointError> {
+    std::fs::create_dir_all(dir).map_err(io_err("make the directory of", path))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err("write", path))?;
+    let header = format!("{:08x} {}\n", crc32fast::hash(record), record.len());
+    tmp.write_all(MAGIC)
+        .and_then(|()| tmp.write_all(header.as_bytes()))
+        .and_then(|()| tmp.write_all(record))
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(io_err("write", path))?;
+    let prev = path.with_extension("ckpt.prev");
+    if path.exists() {
+        std::fs::rename(path, &prev).map_err(io_err("keep the previous", path))?;
+    }
+    tmp.persist(path)
+        .map_err(|e| io_err("put in place", path)(e.error))?;
+    // The renames are durable once the directory is.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+fn load_file(path: &Path) -> Result<Option<Vec<u8>>, CheckpointError> {
+    for candidate in [path.to_owned(), path.with_extension("ckpt.prev")] {
+        let bytes = match std::fs::read(&candidate) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io_err("read", &candidate)(e)),
+        };
+        if let Some(body) = verified(&bytes) {
+            return Ok(Some(body.to_vec()));
+        }
+        tracing::warn!(
+            path = %candidate.display(),
+            "a checkpoint is torn or corrupted; the one before it is used"
+        );
+    }
+    Ok(None)
+}
+
+impl CheckpointStore for FileCheckpoints {
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        record: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), CheckpointError>> {
+        Box::pin(async move {
+            if record.len() > self.max_bytes {
+                return Err(CheckpointError::TooLarge {
+                    len: record.len(),
+                    max: self.max_bytes,
+                });
+            }
+            let (dir, path) = (self.dir.clone(), self.path(key));
+            let path_for_err = path.clone();
+            tokio::task::spawn_blocking(move || save_file(&dir, &path, &record))
+                .await
+                .map_err(|e| io_err("write", &path_for_err)(std::io::Error::other(e)))?
+        })
+    }
+
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, CheckpointError>> {
+        Box::pin(async move {
+            let path = self.path(key);
+            let path_for_err = path.clone();
+            tokio::task::spawn_blocking(move || load_file(&path))
+                .await
+                .map_err(|e| io_err("read", &path_for_err)(std::io::Error::other(e)))?
+        })
+    }
+
+    fn remove<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), CheckpointError>> {
+        Box::pin(async move {
+            let path = self.path(key);
+            for p in [path.with_extension("ckpt.prev"), path] {
+                match std::fs::remove_file(&p) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io_err("remove", &p)(e)),
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[tokio::test]
+    async fn a_torn_newest_checkpoint_falls_back_to_the_previous_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCheckpoints::new(dir.path());
+        store.save("k/../../etc", b"first".to_vec()).await.unwrap();
+        store.save("k/../../etc", b"second".to_vec()).await.unwrap();
+        let path = store.path("k/../../etc");
+        assert!(
+            path.starts_with(dir.path()),
+            "keys never leave the directory"
+        );
+        // A crash mid-write of the newest: cut short.
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+        assert_eq!(store.load("k/../../etc").await.unwrap().unwrap(), b"first");
+        // Corrupted in place (same length): the checksum catches it.
+        std::fs::write(
+            &path,
+            bytes
+                .iter()
+                .map(|b| if *b == b's' { b'S' } else { *b })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(store.load("k/../../etc").await.unwrap().unwrap(), b"first");
+        // Too large for the bound.
+        let small = FileCheckpoints::new(dir.path()).max_bytes(4);
+        assert!(matches!(
+            small.save("x", b"12345".to_vec()).await,
+            Err(CheckpointError::TooLarge { len: 5, max: 4 })
+        ));
+    }
+}
