@@ -263,3 +263,58 @@ async fn a_run_without_a_checkpoint_starts_afresh_and_leaves_none_when_done() {
         "nothing left behind"
     );
 }
+
+#[tokio::test]
+async fn a_finished_run_kept_for_its_owner_is_returned_as_it_was_without_a_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<dyn CheckpointStore> = Arc::new(FileCheckpoints::new(dir.path()));
+    let checkpoints = Checkpoints::new(store.clone(), "kept").keep_finished();
+    let counts = Counts {
+        fast: Arc::default(),
+        slow: Arc::new(AtomicUsize::new(1)), // not slow
+        slow_started: Arc::default(),
+    };
+    let first = run(
+        &agent(&counts),
+        "Go.",
+        RunOptions::new().resource(checkpoints.clone()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(first.state.output().completion(), "slow said: step 2");
+    assert!(
+        store.load("kept").await.unwrap().is_some(),
+        "the final state is kept"
+    );
+
+    // The process died before its owner had the result: run again, it is returned as it
+    // was, no tool called and no model turn taken.
+    let again = Checkpoints::new(store.clone(), "kept").keep_finished();
+    let events = EventLog::new();
+    let second = run(
+        &agent(&counts),
+        "Go.",
+        RunOptions::new()
+            .resource(again.clone())
+            .events(events.clone()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(second.state.output().completion(), "slow said: step 2");
+    assert_eq!(
+        second.state.messages.len(),
+        first.state.messages.len(),
+        "the same conversation"
+    );
+    assert_eq!(counts.fast.load(Ordering::SeqCst), 1);
+    assert_eq!(counts.slow.load(Ordering::SeqCst), 2);
+    let report = again.resumed().unwrap();
+    assert!(report.finished);
+    assert!(
+        !events.events().iter().any(|e| matches!(e, Event::Model(_))),
+        "no model turn"
+    );
+    // The owner has it now: cleared, nothing is left.
+    again.clear().await.unwrap();
+    assert!(store.load("kept").await.unwrap().is_none());
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actuator_agent::AgentChannel;
+use actuator_agent::checkpoint::Checkpoints;
 use actuator_events::EventSink;
 use serde_json::{Value, json};
 
@@ -126,6 +127,8 @@ pub struct EvalOptions {
     pub events: Option<Arc<dyn EventSink>>,
     /// Gives samples an operator's channel (see [`EvalOptions::operator`]).
     pub operator: Option<OperatorFor>,
+    /// Checkpoints each sample's run (see [`EvalOptions::checkpoints`]).
+    pub checkpoints: Option<Checkpoints>,
 }
 
 /// Gives a sample (its id and epoch) an operator's channel, or none.
@@ -141,6 +144,7 @@ impl std::fmt::Debug for EvalOptions {
             .field("log_dir", &self.log_dir)
             .field("log_format", &self.log_format)
             .field("operator", &self.operator.is_some())
+            .field("checkpoints", &self.checkpoints)
             .field("log_buffer", &self.log_buffer)
             .field("progress", &self.progress)
             .field("stop", &self.stop)
@@ -169,6 +173,7 @@ impl Default for EvalOptions {
             allow_missing_resources: false,
             events: None,
             operator: None,
+            checkpoints: None,
         }
     }
 }
@@ -327,6 +332,27 @@ impl EvalOptions {
         channel_for: impl Fn(&SampleId, u32) -> Option<AgentChannel> + Send + Sync + 'static,
     ) -> Self {
         self.operator = Some(Arc::new(channel_for));
+        self
+    }
+
+    /// Checkpoints each sample's run with `template`'s store and policy, under the key
+    /// `{task_id}/{sample id}/{epoch}`: an evaluation whose process died, retried with
+    /// [`eval_retry`](crate::eval_retry) (which keeps the task's id) with the same
+    /// checkpoints, goes on with each unfinished sample from its checkpoint (marked
+    /// [`SampleAttempt::Resume`](crate::log::schema::SampleAttempt::Resume)), its tool calls
+    /// not run again. A sample's checkpoints are removed once it is in the log.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_agent::checkpoint::{Checkpoints, FileCheckpoints};
+    /// use actuator_eval::EvalOptions;
+    /// let template = Checkpoints::new(Arc::new(FileCheckpoints::new("checkpoints")), "");
+    /// let options = EvalOptions::new().log_dir("logs").checkpoints(template.every_turns(2));
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn checkpoints(mut self, template: Checkpoints) -> Self {
+        self.checkpoints = Some(template);
         self
     }
 }

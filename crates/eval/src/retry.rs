@@ -87,10 +87,14 @@ impl Previous {
         self.kept.contains(&(id.clone(), epoch))
     }
 
-    /// Marks the entry of a sample this retry ran: restarted, with the earlier run's error
-    /// (when it failed then) first among its retried errors.
-    pub(crate) fn mark_restarted(&self, entry: &mut EvalSample) {
-        entry.attempt = Some(SampleAttempt::Restart);
+    /// Marks the entry of a sample this retry ran: resumed from its checkpoint or restarted,
+    /// with the earlier run's error (when it failed then) first among its retried errors.
+    pub(crate) fn mark_restarted(&self, entry: &mut EvalSample, resumed: bool) {
+        entry.attempt = Some(if resumed {
+            SampleAttempt::Resume
+        } else {
+            SampleAttempt::Restart
+        });
         if let Some(error) = self.errors.get(&(entry.id.clone(), entry.epoch)) {
             entry
                 .error_retries
@@ -131,6 +135,8 @@ impl Previous {
                 scores,
                 usage,
                 failed: false,
+                resumed: false,
+                finished_checkpoints: None,
             };
             tally.add(&outcome);
             progress.started();

@@ -419,6 +419,10 @@ pub(crate) async fn run_eval(
         retries: options.retry_on_error,
         allow_missing_resources: options.allow_missing_resources,
         operator: options.operator.as_ref(),
+        checkpoints: options
+            .checkpoints
+            .as_ref()
+            .map(|c| (c, header.eval.task_id.as_str())),
     };
     let sample_options = &sample_options;
     let ids = &ids;
@@ -457,7 +461,7 @@ pub(crate) async fn run_eval(
         };
         let Some(mut outcome) = next else { break };
         if let Some(previous) = previous {
-            previous.mark_restarted(&mut outcome.entry);
+            previous.mark_restarted(&mut outcome.entry, outcome.resumed);
         }
         tally.add(&outcome);
         progress.finished(outcome.failed, tally.tokens());
@@ -466,6 +470,7 @@ pub(crate) async fn run_eval(
             "sample {} (epoch {})",
             outcome.entry.id, outcome.entry.epoch
         );
+        let finished_checkpoints = outcome.finished_checkpoints.take();
         if let Some(w) = &mut writer
             && let Err(e) = w.sample(outcome.entry)
         {
@@ -474,6 +479,12 @@ pub(crate) async fn run_eval(
             failure = Some(EvalErrorInfo::new(ErrorChain(&e).to_string()));
             write_failure = Some(e);
             break;
+        }
+        // In the log now: a crash from here keeps the sample, so its checkpoints can go.
+        if let Some(checkpoints) = finished_checkpoints
+            && let Err(e) = checkpoints.clear().await
+        {
+            tracing::warn!("the checkpoints of {which} could not be removed: {e}");
         }
         if options.fail_on_error.exceeded(tally.errors, total) {
             status = "error";

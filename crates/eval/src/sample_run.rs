@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use actuator_agent::RunContext;
+use actuator_agent::checkpoint::Checkpoints;
 use actuator_events::{Event, EventSink, Score, ScoreEvent, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
@@ -26,6 +27,10 @@ pub(crate) struct SampleOutcome {
     pub(crate) scores: Vec<Option<Score>>,
     pub(crate) usage: BTreeMap<String, ModelUsage>,
     pub(crate) failed: bool,
+    /// Whether its run went on from a checkpoint.
+    pub(crate) resumed: bool,
+    /// The checkpoints of a sample that finished, to remove once its entry is in the log.
+    pub(crate) finished_checkpoints: Option<Checkpoints>,
 }
 
 /// Adds `u` to `total`, every field (optional ones summed when either side has them).
@@ -66,6 +71,8 @@ pub(crate) struct SampleOptions<'a> {
     pub(crate) retries: u32,
     pub(crate) allow_missing_resources: bool,
     pub(crate) operator: Option<&'a crate::options::OperatorFor>,
+    /// The checkpoints' template, and the task's id their keys start with.
+    pub(crate) checkpoints: Option<(&'a Checkpoints, &'a str)>,
 }
 
 /// Runs `sample` once (with up to `retries` further attempts after an error) and scores it.
@@ -156,6 +163,15 @@ async fn attempt_sample(
         .sink(log.clone(), format!("sample {id} (epoch {epoch})"));
     let (mut root, sandbox, mut error) =
         sample_context(task, sink, options.allow_missing_resources).await;
+    // This attempt's checkpoints, a resource its react agent takes up.
+    let checkpoints = options.checkpoints.map(|(template, task_id)| {
+        template
+            .with_key(format!("{task_id}/{id}/{epoch}"))
+            .keep_finished()
+    });
+    if let Some(checkpoints) = &checkpoints {
+        root = root.with_resource(checkpoints.clone());
+    }
     // An operator's channel for this sample, a resource its agent takes up. The function is
     // user code: a panic in it is the sample's error.
     if let Some(channel_for) = options.operator {
@@ -342,11 +358,16 @@ async fn attempt_sample(
         sandbox: task.sandbox_spec.clone(),
         attempt: None,
     };
+    let resumed = checkpoints.as_ref().is_some_and(|c| c.resumed().is_some());
     let outcome = SampleOutcome {
         entry,
         scores,
         usage,
         failed: false,
+        resumed,
+        // Removed once the sample is in the log (a failed one keeps them: its retry goes on
+        // from there).
+        finished_checkpoints: checkpoints.filter(|_| error.is_none()),
     };
     match error {
         None => Ok(outcome),

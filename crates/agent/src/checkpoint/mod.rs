@@ -21,13 +21,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use actuator_events::{Event, InfoEvent};
-use actuator_model::{ChatMessage, ToolCall};
+use actuator_model::{ChatMessage, ModelOutput, ToolCall};
 use serde::{Deserialize, Serialize};
 
 pub use store::{CheckpointError, CheckpointStore, DEFAULT_MAX_CHECKPOINT_BYTES, FileCheckpoints};
 
 use crate::context::RunContext;
 use crate::limits::LimitUsage;
+use crate::state::AgentState;
 
 /// What a tool call left running when the process died answers on resume (with
 /// [`InFlightPolicy::Report`]).
@@ -58,6 +59,9 @@ pub struct ResumeReport {
     pub in_flight: Vec<ToolCall>,
     /// What was done with them.
     pub policy: InFlightPolicy,
+    /// Whether the run had finished (its checkpoints kept by
+    /// [`keep_finished`](Checkpoints::keep_finished)): the agent returns its final state.
+    pub finished: bool,
 }
 
 /// Usage carried over, in a form that reads back anywhere.
@@ -111,6 +115,17 @@ struct Record {
     messages: Vec<ChatMessage>,
     counters: LoopCounters,
     usage: CarriedUsage,
+    /// Set when the run finished (the checkpoint is then its final state): its explicit
+    /// output, if it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finished: Option<Finished>,
+}
+
+/// A finished run's output, kept with its final conversation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Finished {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<ModelOutput>,
 }
 
 /// A journal as stored: the conversation since checkpoint `base`.
@@ -138,6 +153,7 @@ struct Inner {
     key: String,
     policy: Policy,
     in_flight: InFlightPolicy,
+    keep_finished: bool,
     bound: AtomicBool,
     resumed: Mutex<Option<ResumeReport>>,
 }
@@ -183,6 +199,7 @@ impl Checkpoints {
                     ..Policy::default()
                 },
                 in_flight: InFlightPolicy::default(),
+                keep_finished: false,
                 bound: AtomicBool::new(false),
                 resumed: Mutex::new(None),
             }),
@@ -190,23 +207,16 @@ impl Checkpoints {
     }
 
     fn with(self, f: impl FnOnce(&mut Policy)) -> Self {
-        let mut policy = self.inner.policy;
-        f(&mut policy);
-        let in_flight = self.inner.in_flight;
-        self.rebuilt(policy, in_flight)
+        self.rebuilt(|inner| f(&mut inner.policy))
     }
 
-    fn rebuilt(self, policy: Policy, in_flight: InFlightPolicy) -> Self {
-        Checkpoints {
-            inner: Arc::new(Inner {
-                store: Arc::clone(&self.inner.store),
-                key: self.inner.key.clone(),
-                policy,
-                in_flight,
-                bound: AtomicBool::new(false),
-                resumed: Mutex::new(None),
-            }),
+    /// A copy (same store and key, not yet bound) with `f` applied to its settings.
+    fn rebuilt(self, f: impl FnOnce(&mut Inner)) -> Self {
+        let mut next = self.with_key(self.inner.key.clone());
+        if let Some(inner) = Arc::get_mut(&mut next.inner) {
+            f(inner);
         }
+        next
     }
 
     /// A checkpoint every `n` turns (1: every turn).
@@ -238,13 +248,67 @@ impl Checkpoints {
     /// What resuming does with the calls that were running when the process died.
     #[must_use]
     pub fn in_flight(self, policy: InFlightPolicy) -> Self {
-        let p = self.inner.policy;
-        self.rebuilt(p, policy)
+        self.rebuilt(|inner| inner.in_flight = policy)
+    }
+
+    /// Keeps a finished run's final state (as a checkpoint) rather than removing its
+    /// checkpoints: run again under the key, the agent returns that state at once, without
+    /// a turn. For an owner that keeps the result elsewhere and then calls
+    /// [`clear`](Self::clear): an evaluation, once the sample is in its log, so that a crash
+    /// between the two neither loses the sample nor runs its calls again.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_agent::checkpoint::{Checkpoints, FileCheckpoints};
+    /// let checkpoints =
+    ///     Checkpoints::new(Arc::new(FileCheckpoints::new("ckpt")), "run-1").keep_finished();
+    /// # drop(checkpoints);
+    /// ```
+    #[must_use]
+    pub fn keep_finished(self) -> Self {
+        self.rebuilt(|inner| inner.keep_finished = true)
     }
 
     /// The key.
     pub fn key(&self) -> &str {
         &self.inner.key
+    }
+
+    /// These checkpoints (store, policy) under another key: one run's of many, as an
+    /// evaluation gives each sample its own.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_agent::checkpoint::{Checkpoints, FileCheckpoints};
+    /// let template = Checkpoints::new(Arc::new(FileCheckpoints::new("ckpt")), "").every_turns(5);
+    /// assert_eq!(template.with_key("sample-3").key(), "sample-3");
+    /// ```
+    pub fn with_key(&self, key: impl Into<String>) -> Checkpoints {
+        Checkpoints {
+            inner: Arc::new(Inner {
+                store: Arc::clone(&self.inner.store),
+                key: key.into(),
+                policy: self.inner.policy,
+                in_flight: self.inner.in_flight,
+                keep_finished: self.inner.keep_finished,
+                bound: AtomicBool::new(false),
+                resumed: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Forgets the run's checkpoint and journal (a run that ended otherwise than by
+    /// finishing, whose work is kept elsewhere: an evaluation's sample that hit a limit).
+    ///
+    /// # Errors
+    ///
+    /// The store could not remove them.
+    pub async fn clear(&self) -> Result<(), CheckpointError> {
+        self.inner
+            .store
+            .remove(&journal_key(&self.inner.key))
+            .await?;
+        self.inner.store.remove(&self.inner.key).await
     }
 
     /// What the run resumed from, once it has (`None` for a run that started afresh).
@@ -270,6 +334,9 @@ impl Checkpoints {
     ///     let binding = cx.resource::<Checkpoints>().and_then(Checkpoints::bind);
     ///     let mut counters = LoopCounters::default();
     ///     if let Some(b) = &binding && let Some(resumed) = b.resume(&cx).await {
+    ///         if let Some(finished) = resumed.finished {
+    ///             return finished; // it had finished before the process died
+    ///         }
     ///         state.messages.set(resumed.messages);
     ///         counters = resumed.counters;
     ///     }
@@ -282,7 +349,7 @@ impl Checkpoints {
     ///         generate_and_call_tools(&mut state, binding.as_ref(), &cx).await;
     ///     }
     ///     if let Some(b) = &binding {
-    ///         b.finished(&cx).await;
+    ///         b.finished(&cx, &state, counters).await;
     ///     }
     ///     state
     /// }
@@ -319,6 +386,9 @@ pub struct Resumed {
     pub counters: LoopCounters,
     /// The report (also [`Checkpoints::resumed`], and an info event).
     pub report: ResumeReport,
+    /// The final state of a run that had finished (see [`Checkpoints::keep_finished`]):
+    /// the agent returns it rather than going on.
+    pub finished: Option<AgentState>,
 }
 
 /// An agent's hold on its run's [`Checkpoints`] (see [`Checkpoints::bind`]).
@@ -410,6 +480,9 @@ impl CheckpointBinding {
                 .filter(|j| j.version == VERSION && j.base == record.id),
             _ => None,
         };
+        if record.finished.is_some() {
+            return Some(self.resumed_finished(cx, record));
+        }
         let base_len = record.messages.len();
         let mut messages = record.messages;
         let (mut counters, usage) = (record.counters, record.usage);
@@ -469,6 +542,7 @@ impl CheckpointBinding {
             messages: messages.len(),
             in_flight,
             policy: inner.in_flight,
+            finished: false,
         };
         let calls: Vec<String> = report
             .in_flight
@@ -512,7 +586,38 @@ impl CheckpointBinding {
             messages,
             counters,
             report,
+            finished: None,
         })
+    }
+
+    /// Resuming a run that had finished: its final state, returned as it was.
+    fn resumed_finished(&self, cx: &RunContext, record: Record) -> Resumed {
+        let inner = self.inner();
+        let report = ResumeReport {
+            turn: record.counters.turn,
+            messages: record.messages.len(),
+            in_flight: Vec::new(),
+            policy: inner.in_flight,
+            finished: true,
+        };
+        note(
+            cx,
+            format!(
+                "'{}' had finished (at turn {}): its final state is returned as it was.",
+                inner.key, report.turn
+            ),
+        );
+        *inner.resumed.lock().unwrap_or_else(PoisonError::into_inner) = Some(report.clone());
+        let mut state = AgentState::new(record.messages.clone());
+        if let Some(output) = record.finished.and_then(|f| f.output) {
+            state.set_output(output);
+        }
+        Resumed {
+            messages: record.messages,
+            counters: record.counters,
+            report,
+            finished: Some(state),
+        }
     }
 
     /// At the top of a turn: takes a checkpoint of `messages` when one is due (the first
@@ -558,6 +663,7 @@ impl CheckpointBinding {
             messages: messages.to_vec(),
             counters,
             usage: CarriedUsage::of(&usage),
+            finished: None,
         };
         let inner = self.inner();
         let saved = match serde_json::to_vec(&record) {
@@ -632,9 +738,44 @@ impl CheckpointBinding {
         }
     }
 
-    /// The run finished: its checkpoints are removed (run again, the key starts afresh).
-    pub async fn finished(&self, cx: &RunContext) {
+    /// The run finished with `state`: its checkpoints are removed (run again, the key starts
+    /// afresh), or with [`keep_finished`](Checkpoints::keep_finished), replaced by `state`.
+    pub async fn finished(&self, cx: &RunContext, state: &AgentState, counters: LoopCounters) {
         let inner = self.inner();
+        if inner.keep_finished {
+            let record = Record {
+                version: VERSION,
+                id: actuator_model::new_id().into_string(),
+                messages: state.messages.to_vec(),
+                counters,
+                usage: CarriedUsage::of(&cx.usage()),
+                finished: Some(Finished {
+                    output: state.explicit_output().cloned(),
+                }),
+            };
+            let saved = match serde_json::to_vec(&record) {
+                Ok(bytes) => inner.store.save(&inner.key, bytes).await,
+                Err(e) => Err(CheckpointError::Format {
+                    key: inner.key.clone(),
+                    reason: e.to_string(),
+                }),
+            };
+            // The journal is of the checkpoint the finished one replaced.
+            let removed = match saved {
+                Ok(()) => inner.store.remove(&journal_key(&inner.key)).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = removed {
+                note(
+                    cx,
+                    format!(
+                        "The final state of '{}' could not be kept ({e}): if the process dies before its owner has the result, the run goes on from its last checkpoint.",
+                        inner.key
+                    ),
+                );
+            }
+            return;
+        }
         for key in [journal_key(&inner.key), inner.key.clone()] {
             if let Err(e) = inner.store.remove(&key).await {
                 note(

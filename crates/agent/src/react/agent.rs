@@ -373,6 +373,9 @@ impl ReactAgent {
         if let Some(checkpoints) = &checkpoints
             && let Some(resumed) = checkpoints.resume(&cx).await
         {
+            if let Some(finished) = resumed.finished {
+                return Ok(finished); // it had finished before the process died
+            }
             state.messages.set(resumed.messages);
             resumed_counters = resumed.counters;
         }
@@ -566,7 +569,11 @@ impl ReactAgent {
             channel.publish(&state.messages);
         }
         if let Some(checkpoints) = &checkpoints {
-            checkpoints.finished(&cx).await;
+            let counters = LoopCounters {
+                turn: turn_number,
+                attempts: attempt_count,
+            };
+            checkpoints.finished(&cx, &state, counters).await;
         }
         Ok(state)
     }

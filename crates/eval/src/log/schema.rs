@@ -303,6 +303,8 @@ pub struct EvalSample {
 pub enum SampleAttempt {
     /// Finished by the first run and kept as it was.
     Initial,
+    /// Gone on with by a retry from its checkpoint (its process had died).
+    Resume,
     /// Run again from its start by a retry (it had failed, or never finished).
     Restart,
 }
