@@ -1,5 +1,6 @@
 //! `eval`: every sample of a task, concurrently, into a log, with metrics at the end.
 
+use actuator_agent::checkpoint::Checkpoints;
 use actuator_tool_core::ErrorChain;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -259,6 +260,18 @@ impl Tally {
     }
 }
 
+/// Removes the checkpoints of samples now in the log's file.
+async fn clear_checkpoints(finished: &mut Vec<Checkpoints>) {
+    for checkpoints in finished.drain(..) {
+        if let Err(e) = checkpoints.clear().await {
+            tracing::warn!(
+                "the checkpoints of {}, a sample in the log, could not be removed: {e}",
+                checkpoints.key()
+            );
+        }
+    }
+}
+
 /// The run's error when `fail_on_error` is reached: how many failed, and the error of the
 /// sample that reached it (as the reference records that sample's error on the log).
 fn fail_on_error_reached(
@@ -442,6 +455,7 @@ pub(crate) async fn run_eval(
     let mut failure = None;
     let mut write_failure = None;
     let mut grace_deadline: Option<tokio::time::Instant> = None;
+    let mut awaiting_flush: Vec<Checkpoints> = Vec::new();
     loop {
         let next = match grace_deadline {
             None => {
@@ -480,11 +494,11 @@ pub(crate) async fn run_eval(
             write_failure = Some(e);
             break;
         }
-        // In the log now: a crash from here keeps the sample, so its checkpoints can go.
-        if let Some(checkpoints) = finished_checkpoints
-            && let Err(e) = checkpoints.clear().await
-        {
-            tracing::warn!("the checkpoints of {which} could not be removed: {e}");
+        // Its checkpoints go once the sample is in the log's file (a crash from then on
+        // keeps it); until then a resumed run finds its final state in them.
+        awaiting_flush.extend(finished_checkpoints);
+        if writer.as_ref().is_none_or(|w| w.buffered() == 0) {
+            clear_checkpoints(&mut awaiting_flush).await;
         }
         if options.fail_on_error.exceeded(tally.errors, total) {
             status = "error";
@@ -548,6 +562,7 @@ pub(crate) async fn run_eval(
         (Some(finished), None) => Some(finished?),
         (None, None) => None,
     };
+    clear_checkpoints(&mut awaiting_flush).await;
     Ok(EvalRun {
         log: header,
         location,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use actuator_agent::RunContext;
-use actuator_agent::checkpoint::Checkpoints;
+use actuator_agent::checkpoint::{Checkpoints, DirectoryPart};
 use actuator_events::{Event, EventSink, Score, ScoreEvent, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
@@ -168,6 +168,16 @@ async fn attempt_sample(
         template
             .with_key(format!("{task_id}/{id}/{epoch}"))
             .keep_finished()
+    });
+    // Its sandbox's files, when they are on this host, are part of each checkpoint.
+    let checkpoints = checkpoints.map(|c| {
+        match sandbox
+            .as_ref()
+            .and_then(|s| s.sandbox().files_on_host().map(std::path::Path::to_owned))
+        {
+            Some(dir) => c.part(Arc::new(DirectoryPart::new("sandbox", dir))),
+            None => c,
+        }
     });
     if let Some(checkpoints) = &checkpoints {
         root = root.with_resource(checkpoints.clone());

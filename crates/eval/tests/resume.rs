@@ -1,7 +1,8 @@
-//! An evaluation with checkpoints whose process is killed (SIGKILL) part way, retried with
-//! `eval_retry` and the same checkpoints: the samples it was running go on from their last
-//! checkpoint (marked `resume`), no tool call runs twice, and the checkpoints are gone once
-//! every sample is in the log.
+//! An evaluation with checkpoints whose process is killed (SIGKILL) at random points, retried
+//! with `eval_retry` and the same checkpoints: the samples it was running go on from their
+//! last checkpoint (marked `resume`) with their sandbox's files as they were then, no tool
+//! call runs twice, every log along the way reads in the reference, and the checkpoints are
+//! gone once every sample is in the log.
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 
@@ -18,6 +19,7 @@ use actuator_eval::log::schema::SampleAttempt;
 use actuator_eval::{Dataset, EvalOptions, Sample, Task, eval, eval_retry, read_eval_log};
 use actuator_model::{ChatMessage, FunctionModel, ModelOutput, ToolCall};
 use actuator_multi::as_solver;
+use actuator_sandbox::{LocalSandbox, SandboxHandle};
 use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
 use serde_json::json;
 
@@ -41,8 +43,9 @@ fn sample_number(messages: &[ChatMessage]) -> i64 {
 }
 
 /// A task whose samples each call `step` [`STEPS`] times, one call a turn, then submit their
-/// number. Each call appends `<sample>:<step>` to `effects`, outside any sandbox: a call run
-/// twice shows there twice. Each generation takes 60 ms, so a run can be killed mid-sample.
+/// number. Each call appends `<sample>:<step>` to `effects`, outside any sandbox (a call run
+/// twice shows there twice), and its step to `steps.txt` in the sample's sandbox, answering
+/// with that file's content. Each generation takes 60 ms, so a run can be killed mid-sample.
 fn stepping_task(effects: PathBuf) -> Task {
     let model = FunctionModel::new("mockllm/model", |messages, _tools| {
         std::thread::sleep(Duration::from_millis(60));
@@ -83,7 +86,7 @@ fn stepping_task(effects: PathBuf) -> Task {
             }))
             .unwrap(),
         )
-        .handler(move |mut a: ToolArgs, _c: ToolContext| {
+        .handler(move |mut a: ToolArgs, c: ToolContext| {
             let effects = effects.clone();
             async move {
                 use std::io::Write;
@@ -95,7 +98,11 @@ fn stepping_task(effects: PathBuf) -> Task {
                     .open(effects.as_ref())
                     .unwrap();
                 writeln!(f, "{n}:{k}").unwrap();
-                Ok::<_, ToolFailure>(format!("step {k} done"))
+                let sandbox = SandboxHandle::from_context(&c)?;
+                let mut steps = sandbox.read_file("steps.txt").await.unwrap_or_default();
+                steps.extend_from_slice(format!("{k}\n").as_bytes());
+                sandbox.write_file("steps.txt", &steps).await.unwrap();
+                Ok::<_, ToolFailure>(String::from_utf8(steps).unwrap())
             }
         })
         .build()
@@ -112,6 +119,7 @@ fn stepping_task(effects: PathBuf) -> Task {
         Dataset::new(samples).with_name("stepping"),
         Arc::new(as_solver(Arc::new(agent)).build().unwrap()),
     )
+    .sandbox(|| LocalSandbox::new().map(SandboxHandle::new))
 }
 
 /// Checkpoints every turn into `dir`.
@@ -160,9 +168,22 @@ fn checkpoint_files(dir: &Path) -> Vec<PathBuf> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_mid_sample_and_resumed_from_checkpoints() {
     // A sample takes six 60 ms generations, two run at a time: any kill point inside the
-    // run finds samples part way through.
+    // run finds samples part way through. The points are random (the seed is printed).
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    println!("kill points seeded with {seed}");
+    let mut rng = seed;
+    let mut next = move || {
+        rng = rng
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        rng >> 33
+    };
     let mut resumed_somewhere = false;
-    for delay_ms in [250, 700] {
+    for _ in 0..5 {
+        let delay_ms = 100 + next() % 1100;
         let dir = tempfile::tempdir().unwrap();
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
@@ -197,7 +218,10 @@ async fn killed_mid_sample_and_resumed_from_checkpoints() {
         child.wait().unwrap();
 
         let crashed = read_eval_log(&log).unwrap();
-        assert_eq!(crashed.status, "started", "killed at {delay_ms} ms");
+        assert_eq!(
+            crashed.status, "started",
+            "killed at {delay_ms} ms (seed {seed})"
+        );
         assert!(
             !checkpoint_files(dir.path()).is_empty(),
             "the killed run left checkpoints (killed at {delay_ms} ms)"
@@ -240,8 +264,39 @@ async fn killed_mid_sample_and_resumed_from_checkpoints() {
                     .map(|c| c["arguments"]["k"].to_string())
                     .collect();
                 let expected: Vec<String> = (0..STEPS).map(|k| k.to_string()).collect();
-                assert_eq!(steps, expected, "sample {}", s.id);
+                assert_eq!(steps, expected, "sample {} (seed {seed})", s.id);
             }
+            // Its sandbox's file holds each step whose call finished, once: the files went
+            // back to the checkpoint with the conversation (a call cut off by the kill is
+            // undone with its answer).
+            let results: Vec<(String, bool)> = s
+                .messages
+                .iter()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| {
+                    (
+                        m["content"].as_str().unwrap_or_default().to_owned(),
+                        m["error"].is_null(),
+                    )
+                })
+                .collect();
+            let finished_steps: String = results
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, ok))| *ok)
+                .map(|(k, _)| format!("{k}\n"))
+                .collect();
+            let last_ok = results
+                .iter()
+                .rev()
+                .find(|(_, ok)| *ok)
+                .map(|(c, _)| c.clone());
+            assert_eq!(
+                last_ok.unwrap_or_default(),
+                finished_steps,
+                "sample {}'s sandbox files (seed {seed})",
+                s.id
+            );
         }
         // No call ran twice, across the killed run and the retry; every call of a sample
         // that did not die mid-call ran.
@@ -251,7 +306,7 @@ async fn killed_mid_sample_and_resumed_from_checkpoints() {
             *counts.entry(l).or_default() += 1;
         }
         let twice: Vec<_> = counts.iter().filter(|(_, c)| **c > 1).collect();
-        assert!(twice.is_empty(), "calls run twice: {twice:?}");
+        assert!(twice.is_empty(), "calls run twice: {twice:?} (seed {seed})");
         assert!(
             counts.len() + 2 >= SAMPLES * STEPS,
             "at most the two calls in flight at the kill are lost: {} of {}",
@@ -263,8 +318,9 @@ async fn killed_mid_sample_and_resumed_from_checkpoints() {
             "every sample is in the log: its checkpoints are removed: {:?}",
             checkpoint_files(dir.path())
         );
-        if let Some(reads) = common::reference_read_all(&[retried.location.unwrap()]) {
-            assert_eq!(reads[0]["status"], "success");
+        if let Some(reads) = common::reference_read_all(&[log, retried.location.unwrap()]) {
+            assert_eq!(reads[0]["status"], "started");
+            assert_eq!(reads[1]["status"], "success");
         }
     }
     assert!(resumed_somewhere, "no kill point found a sample mid-run");

@@ -239,6 +239,19 @@ pub trait Sandbox: Send + Sync + fmt::Debug {
         None
     }
 
+    /// The host directory that holds the working directory's files, when they are plain host
+    /// files (a local sandbox's): a checkpoint saves them from there. `None` (the default)
+    /// when they are elsewhere (a container's).
+    ///
+    /// ```
+    /// use actuator_sandbox::{LocalSandbox, Sandbox};
+    /// let sandbox = LocalSandbox::builder().unconfined().build().unwrap();
+    /// assert_eq!(sandbox.files_on_host(), Some(sandbox.host_workdir()));
+    /// ```
+    fn files_on_host(&self) -> Option<&std::path::Path> {
+        None
+    }
+
     /// Releases what the sandbox holds outside this process (a container, a pod) and waits
     /// until it is gone. An evaluation calls it when a sample ends, before dropping the
     /// sandbox; dropping without it still releases everything, but may block the dropping

@@ -14,8 +14,11 @@
 //! Give a run a [`Checkpoints`] as a resource; react uses it, and a custom agent does in a few
 //! lines ([`Checkpoints::bind`]).
 
+mod directory;
+mod part;
 mod store;
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -24,6 +27,8 @@ use actuator_events::{Event, InfoEvent};
 use actuator_model::{ChatMessage, ModelOutput, ToolCall};
 use serde::{Deserialize, Serialize};
 
+pub use directory::{DEFAULT_MAX_DIRECTORY_BYTES, DEFAULT_MAX_DIRECTORY_ENTRIES, DirectoryPart};
+pub use part::{CheckpointPart, PartBlobs};
 pub use store::{CheckpointError, CheckpointStore, DEFAULT_MAX_CHECKPOINT_BYTES, FileCheckpoints};
 
 use crate::context::RunContext;
@@ -104,6 +109,9 @@ pub struct LoopCounters {
     pub turn: u32,
     /// Submissions judged so far (react's attempts).
     pub attempts: u32,
+    /// Refusals in a row (react gives up after three).
+    #[serde(default)]
+    pub refusals: u32,
 }
 
 /// A checkpoint as stored.
@@ -119,6 +127,9 @@ struct Record {
     /// output, if it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finished: Option<Finished>,
+    /// Each part's description (see [`CheckpointPart`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    parts: BTreeMap<String, serde_json::Value>,
 }
 
 /// A finished run's output, kept with its final conversation.
@@ -154,6 +165,9 @@ struct Inner {
     policy: Policy,
     in_flight: InFlightPolicy,
     keep_finished: bool,
+    parts: Vec<Arc<dyn CheckpointPart>>,
+    /// A checkpoint was asked for ([`Checkpoints::checkpoint_next_turn`]).
+    requested: AtomicBool,
     bound: AtomicBool,
     resumed: Mutex<Option<ResumeReport>>,
 }
@@ -200,6 +214,8 @@ impl Checkpoints {
                 },
                 in_flight: InFlightPolicy::default(),
                 keep_finished: false,
+                parts: Vec::new(),
+                requested: AtomicBool::new(false),
                 bound: AtomicBool::new(false),
                 resumed: Mutex::new(None),
             }),
@@ -269,6 +285,28 @@ impl Checkpoints {
         self.rebuilt(|inner| inner.keep_finished = true)
     }
 
+    /// Adds `part` to what each checkpoint holds (a sandbox's files: [`DirectoryPart`]).
+    /// With parts, the end of each batch of tool calls is a whole checkpoint rather than a
+    /// journal entry, so that the parts always agree with the conversation.
+    #[must_use]
+    pub fn part(self, part: Arc<dyn CheckpointPart>) -> Self {
+        self.rebuilt(|inner| inner.parts.push(part))
+    }
+
+    /// Asks for a checkpoint at the top of the next turn, whatever the policy (the
+    /// reference's manual trigger: a tool, or the code driving the run, calls it).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use actuator_agent::checkpoint::{Checkpoints, FileCheckpoints};
+    /// let checkpoints =
+    ///     Checkpoints::new(Arc::new(FileCheckpoints::new("ckpt")), "run-1").every_turns(50);
+    /// checkpoints.checkpoint_next_turn(); // e.g. from a tool, after an expensive step
+    /// ```
+    pub fn checkpoint_next_turn(&self) {
+        self.inner.requested.store(true, Ordering::Release);
+    }
+
     /// The key.
     pub fn key(&self) -> &str {
         &self.inner.key
@@ -291,6 +329,8 @@ impl Checkpoints {
                 policy: self.inner.policy,
                 in_flight: self.inner.in_flight,
                 keep_finished: self.inner.keep_finished,
+                parts: self.inner.parts.clone(),
+                requested: AtomicBool::new(false),
                 bound: AtomicBool::new(false),
                 resumed: Mutex::new(None),
             }),
@@ -304,11 +344,20 @@ impl Checkpoints {
     ///
     /// The store could not remove them.
     pub async fn clear(&self) -> Result<(), CheckpointError> {
-        self.inner
-            .store
-            .remove(&journal_key(&self.inner.key))
-            .await?;
-        self.inner.store.remove(&self.inner.key).await
+        let inner = &self.inner;
+        if !inner.parts.is_empty()
+            && let Some(bytes) = inner.store.load(&inner.key).await?
+            && let Ok(record) = serde_json::from_slice::<Record>(&bytes)
+        {
+            for part in &inner.parts {
+                if let Some(saved) = record.parts.get(part.name()) {
+                    let blobs = PartBlobs::new(&*inner.store, &inner.key, part.name());
+                    part.clear(blobs, saved.clone()).await?;
+                }
+            }
+        }
+        inner.store.remove(&journal_key(&inner.key)).await?;
+        inner.store.remove(&inner.key).await
     }
 
     /// What the run resumed from, once it has (`None` for a run that started afresh).
@@ -480,6 +529,18 @@ impl CheckpointBinding {
                 .filter(|j| j.version == VERSION && j.base == record.id),
             _ => None,
         };
+        // The parts first: a run whose files cannot be put back does not go on with a
+        // conversation that says otherwise.
+        if let Err(e) = self.restore_parts(&record).await {
+            note(
+                cx,
+                format!(
+                    "The checkpoint of '{}' cannot be restored ({e}): the run starts afresh.",
+                    inner.key
+                ),
+            );
+            return None;
+        }
         if record.finished.is_some() {
             return Some(self.resumed_finished(cx, record));
         }
@@ -590,6 +651,22 @@ impl CheckpointBinding {
         })
     }
 
+    /// Puts each part back as `record` holds it.
+    async fn restore_parts(&self, record: &Record) -> Result<(), CheckpointError> {
+        let inner = self.inner();
+        for part in &inner.parts {
+            let Some(saved) = record.parts.get(part.name()) else {
+                return Err(CheckpointError::Format {
+                    key: inner.key.clone(),
+                    reason: format!("it holds no '{}'", part.name()),
+                });
+            };
+            let blobs = PartBlobs::new(&*inner.store, &inner.key, part.name());
+            part.restore(blobs, saved.clone()).await?;
+        }
+        Ok(())
+    }
+
     /// Resuming a run that had finished: its final state, returned as it was.
     fn resumed_finished(&self, cx: &RunContext, record: Record) -> Resumed {
         let inner = self.inner();
@@ -632,7 +709,8 @@ impl CheckpointBinding {
         let due = {
             let state = self.state();
             let policy = self.inner().policy;
-            state.base.is_none()
+            self.inner().requested.swap(false, Ordering::AcqRel)
+                || state.base.is_none()
                 || policy
                     .every_turns
                     .is_some_and(|n| counters.turn.saturating_sub(state.last_turn) >= n)
@@ -656,25 +734,9 @@ impl CheckpointBinding {
         counters: LoopCounters,
     ) {
         let usage = cx.usage();
-        let id = actuator_model::new_id().into_string();
-        let record = Record {
-            version: VERSION,
-            id: id.clone(),
-            messages: messages.to_vec(),
-            counters,
-            usage: CarriedUsage::of(&usage),
-            finished: None,
-        };
         let inner = self.inner();
-        let saved = match serde_json::to_vec(&record) {
-            Ok(bytes) => inner.store.save(&inner.key, bytes).await,
-            Err(e) => Err(CheckpointError::Format {
-                key: inner.key.clone(),
-                reason: e.to_string(),
-            }),
-        };
-        match saved {
-            Ok(()) => {
+        match self.write_record(cx, messages, counters, None).await {
+            Ok(id) => {
                 let mut state = self.state();
                 state.base = Some((id, messages.iter().map(|m| m.id().to_owned()).collect()));
                 state.last_turn = counters.turn;
@@ -689,6 +751,45 @@ impl CheckpointBinding {
                 ),
             ),
         }
+    }
+
+    /// Writes a checkpoint record of `messages` (the parts' blobs first, then the record, then
+    /// the parts told it is written); its id.
+    async fn write_record(
+        &self,
+        cx: &RunContext,
+        messages: &[ChatMessage],
+        counters: LoopCounters,
+        finished: Option<Finished>,
+    ) -> Result<String, CheckpointError> {
+        let inner = self.inner();
+        let mut parts = BTreeMap::new();
+        for part in &inner.parts {
+            let blobs = PartBlobs::new(&*inner.store, &inner.key, part.name());
+            parts.insert(part.name().to_owned(), part.save(blobs).await?);
+        }
+        let id = actuator_model::new_id().into_string();
+        let record = Record {
+            version: VERSION,
+            id: id.clone(),
+            messages: messages.to_vec(),
+            counters,
+            usage: CarriedUsage::of(&cx.usage()),
+            finished,
+            parts,
+        };
+        let bytes = serde_json::to_vec(&record).map_err(|e| CheckpointError::Format {
+            key: inner.key.clone(),
+            reason: e.to_string(),
+        })?;
+        inner.store.save(&inner.key, bytes).await?;
+        for part in &inner.parts {
+            if let Some(saved) = record.parts.get(part.name()) {
+                let blobs = PartBlobs::new(&*inner.store, &inner.key, part.name());
+                part.committed(blobs, saved).await;
+            }
+        }
+        Ok(id)
     }
 
     /// Journals what the conversation gained since the checkpoint: call it before a batch of
@@ -708,6 +809,10 @@ impl CheckpointBinding {
         };
         // The history was edited since the checkpoint (compacted, filtered): a journal of
         // what follows it would not rebuild it, so the whole of it is checkpointed.
+        // With parts, the end of a batch (its results in) is a whole checkpoint: the calls
+        // may have changed what the parts hold.
+        let batch_ended = !matches!(messages.last(), Some(ChatMessage::Assistant(_)));
+        let base = base.filter(|_| self.inner().parts.is_empty() || !batch_ended);
         let Some(base) = base else {
             self.save_checkpoint(cx, messages, counters).await;
             return;
@@ -743,26 +848,15 @@ impl CheckpointBinding {
     pub async fn finished(&self, cx: &RunContext, state: &AgentState, counters: LoopCounters) {
         let inner = self.inner();
         if inner.keep_finished {
-            let record = Record {
-                version: VERSION,
-                id: actuator_model::new_id().into_string(),
-                messages: state.messages.to_vec(),
-                counters,
-                usage: CarriedUsage::of(&cx.usage()),
-                finished: Some(Finished {
-                    output: state.explicit_output().cloned(),
-                }),
+            let finished = Finished {
+                output: state.explicit_output().cloned(),
             };
-            let saved = match serde_json::to_vec(&record) {
-                Ok(bytes) => inner.store.save(&inner.key, bytes).await,
-                Err(e) => Err(CheckpointError::Format {
-                    key: inner.key.clone(),
-                    reason: e.to_string(),
-                }),
-            };
+            let saved = self
+                .write_record(cx, &state.messages, counters, Some(finished))
+                .await;
             // The journal is of the checkpoint the finished one replaced.
             let removed = match saved {
-                Ok(()) => inner.store.remove(&journal_key(&inner.key)).await,
+                Ok(_) => inner.store.remove(&journal_key(&inner.key)).await,
                 Err(e) => Err(e),
             };
             if let Err(e) = removed {
@@ -776,13 +870,14 @@ impl CheckpointBinding {
             }
             return;
         }
-        for key in [journal_key(&inner.key), inner.key.clone()] {
-            if let Err(e) = inner.store.remove(&key).await {
-                note(
-                    cx,
-                    format!("The checkpoint '{key}' of a finished run could not be removed ({e})."),
-                );
-            }
+        if let Err(e) = self.checkpoints.clear().await {
+            note(
+                cx,
+                format!(
+                    "The checkpoints of '{}', a finished run, could not be removed ({e}).",
+                    inner.key
+                ),
+            );
         }
     }
 }

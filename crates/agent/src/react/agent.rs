@@ -393,7 +393,7 @@ impl ReactAgent {
         };
         let exec_options = self.exec_options(&cx);
         let mut attempt_count = resumed_counters.attempts;
-        let mut consecutive_refusals = 0u32;
+        let mut consecutive_refusals = resumed_counters.refusals;
         let mut overflow_compacted = false;
         // What this conversation's model events recorded; started afresh whenever messages
         // are replaced or edited rather than appended (overflow recovery, a submission, a new
@@ -415,6 +415,7 @@ impl ReactAgent {
                 let counters = LoopCounters {
                     turn: turn_number,
                     attempts: attempt_count,
+                    refusals: consecutive_refusals,
                 };
                 checkpoints
                     .turn_started(&cx, &state.messages, counters)
@@ -492,6 +493,7 @@ impl ReactAgent {
                     let counters = LoopCounters {
                         turn: turn_number,
                         attempts: attempt_count,
+                        refusals: consecutive_refusals,
                     };
                     checkpoints.journal(&cx, &state.messages, counters).await;
                 }
@@ -527,6 +529,7 @@ impl ReactAgent {
                     let counters = LoopCounters {
                         turn: turn_number,
                         attempts: attempt_count,
+                        refusals: consecutive_refusals,
                     };
                     checkpoints.journal(&cx, &state.messages, counters).await;
                 }
@@ -572,6 +575,7 @@ impl ReactAgent {
             let counters = LoopCounters {
                 turn: turn_number,
                 attempts: attempt_count,
+                refusals: consecutive_refusals,
             };
             checkpoints.finished(&cx, &state, counters).await;
         }

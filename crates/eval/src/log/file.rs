@@ -182,6 +182,11 @@ impl LogWriter {
         Ok(())
     }
 
+    /// Samples recorded and not yet written to the file.
+    pub(crate) fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
     /// Writes the buffered samples; when that fails, the file is as it was and the samples
     /// stay buffered.
     pub(crate) fn flush(&mut self) -> Result<(), LogError> {

@@ -328,6 +328,10 @@ impl Sandbox for LocalSandbox {
         &self.workdir_str
     }
 
+    fn files_on_host(&self) -> Option<&Path> {
+        Some(self.host_workdir())
+    }
+
     fn exec(&self, request: ExecRequest) -> BoxFuture<'_, Result<ExecOutput, SandboxError>> {
         Box::pin(async move {
             let program = shell::program(&request);
