@@ -3,7 +3,8 @@
 //!
 //! Rust figures come from: the divan benches `schema` (tool-core, W1), `dialect` (dialect, W1)
 //! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
-//! (agent, W5), `provider` (providers, W6, see `w6.rs`), `sandbox` (tools, W7),
+//! (agent, W5), `checkpoint` (agent: checkpoints at 100 messages), `provider` (providers,
+//! W6, see `w6.rs`), `sandbox` (tools, W7),
 //! `sandbox_docker` (tools with its `docker` feature, W7d) and `sse`
 //! (providers: one long server-sent-event line, issue 30), which
 //! print `RESULT {json}` lines; `w8` (mcp, W8, with the MCP Python SDK: `w8.rs`); the example
@@ -49,9 +50,9 @@ options:
                         (default 1); each figure is the median
   --no-build-cost       skip them
   --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w7d,w8,w9,
-                        sse, build (passed on to the Python reference as its workloads W0, W1, …;
-                        sse has no Python counterpart; w7d is W7 in Docker, skipped without
-                        Docker unless named here or CI is set)";
+                        sse, checkpoint, build (passed on to the Python reference as its
+                        workloads W0, W1, …; sse and checkpoint have no Python counterpart; w7d
+                        is W7 in Docker, skipped without Docker unless named here or CI is set)";
 
 /// The command line.
 #[derive(Debug)]
@@ -187,8 +188,20 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let mut rust: BTreeMap<String, Measure> = BTreeMap::new();
 
     // The build-cost step builds in its own folders: `--only build` compiles no benchmark.
-    const BENCH_STEPS: [&str; 12] = [
-        "w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w7d", "w8", "w9", "sse",
+    const BENCH_STEPS: [&str; 13] = [
+        "w0",
+        "w1",
+        "w2",
+        "w3",
+        "w4",
+        "w5",
+        "w6",
+        "w7",
+        "w7d",
+        "w8",
+        "w9",
+        "sse",
+        "checkpoint",
     ];
     let bins = if BENCH_STEPS.iter().any(|s| options.runs(s)) {
         build(&root)?
@@ -244,6 +257,16 @@ pub fn main(args: &[String]) -> Result<(), String> {
             &capture(Command::new(bin("react_otel")?).args(["--k", "1", "--runs", runs]))?,
             &mut rust,
         );
+    }
+    if options.runs("checkpoint") {
+        step(
+            "Checkpoints at 100 messages: a save, a journal write, a resume (file store and memory), and W5's time per turn with a checkpoint every turn, interleaved",
+        );
+        let mut cmd = Command::new(bin("checkpoint")?);
+        if options.quick {
+            cmd.arg("--quick");
+        }
+        results(&capture(&mut cmd)?, &mut rust);
     }
     // The canned server stays up until the Python reference has run against it too.
     let w6_server = if options.runs("w6") {

@@ -55,6 +55,25 @@ const W7D_FIRST: &str = "W7d|first bash('echo hi') in a new docker sandbox";
 const W7D_TEAR_DOWN: &str = "W7d|sample sandbox tear-down, docker";
 const W7D_LIFE: &str = "W7d|sample sandbox set-up + tear-down, docker";
 
+/// The checkpoint bench's keys: one save, one journal write and one resume at 100 messages,
+/// into files and into memory, and W5's turn with a checkpoint every turn against none.
+const CK_SAVE: &str = "checkpoint|save, 100 messages, file store";
+const CK_SAVE_MEMORY: &str = "checkpoint|save, 100 messages, memory store";
+const CK_SIZE: &str = "checkpoint|checkpoint size, 100 messages (the record)";
+const CK_JOURNAL: &str = "checkpoint|journal write, 100 messages, file store";
+const CK_JOURNAL_MEMORY: &str = "checkpoint|journal write, 100 messages, memory store";
+const CK_RESUME: &str = "checkpoint|resume (load + rebuild), 100 messages, file store";
+const CK_RESUME_MEMORY: &str = "checkpoint|resume (load + rebuild), 100 messages, memory store";
+const CK_COPY: &str = "checkpoint|part: the 100 messages copied (to_vec)";
+const CK_WRITE: &str = "checkpoint|part: the 100 messages written as JSON";
+const CK_READ: &str = "checkpoint|part: the 100 messages read from JSON";
+const CK_TURN_NONE: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, no checkpoints: time per turn (gap between tool calls)";
+const CK_TURN_FILE: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, checkpoint every turn, file store: time per turn (gap between tool calls)";
+const CK_TURN_MEMORY: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, checkpoint every turn, memory store: time per turn (gap between tool calls)";
+/// The issue's target: a checkpoint every turn at most doubles W5's time per turn.
+const CK_RATIO: &str = "checkpoint|react K=1 at 90-110 messages, interleaved: checkpoint every turn, file store / no checkpoints, time per turn (median of per-run ratios)";
+const CK_RATIO_MEMORY: &str = "checkpoint|react K=1 at 90-110 messages, interleaved: checkpoint every turn, memory store / no checkpoints, time per turn (median of per-run ratios)";
+
 fn w5(k: usize, yielding: bool, events: bool, what: &str) -> String {
     format!("W5|{}: {what}", w5_label(k, yielding, events))
 }
@@ -173,6 +192,21 @@ fn rows() -> Vec<Row> {
         row("SSE one 1 MiB server-sent-event line through the OpenAI provider, whole `generate`", "sse|one 1 MiB SSE line", None),
         row("SSE the same, 4 MiB (linear: about 4× the 1 MiB figure)", "sse|one 4 MiB SSE line", None),
         row("SSE the same, 16 MiB", "sse|one 16 MiB SSE line", None),
+        row("Checkpoint: one save of a 100-message conversation, `FileCheckpoints` (temporary file, fsync, rename, directory fsync)", CK_SAVE, None),
+        row("Checkpoint: the same save into a store in memory (serialisation and copies, no I/O)", CK_SAVE_MEMORY, None),
+        row("Checkpoint: its size (the record's JSON)", CK_SIZE, None),
+        row("Checkpoint: one journal write at 100 messages (1–2 messages since the checkpoint), `FileCheckpoints`", CK_JOURNAL, None),
+        row("Checkpoint: the same journal write into memory", CK_JOURNAL_MEMORY, None),
+        row("Checkpoint: resume at 100 messages (checkpoint and journal loaded, conversation rebuilt), `FileCheckpoints`", CK_RESUME, None),
+        row("Checkpoint: the same resume from memory", CK_RESUME_MEMORY, None),
+        row("Checkpoint part: the 100 messages copied", CK_COPY, None),
+        row("Checkpoint part: the 100 messages written as JSON", CK_WRITE, None),
+        row("Checkpoint part: the 100 messages read from JSON", CK_READ, None),
+        row("Checkpoint: W5 time per turn at 90–110 messages, no checkpoints (interleaved)", CK_TURN_NONE, None),
+        row("Checkpoint: the same, a checkpoint every turn, `FileCheckpoints` (interleaved)", CK_TURN_FILE, None),
+        row("Checkpoint: the same, a checkpoint every turn into memory (interleaved)", CK_TURN_MEMORY, None),
+        row("Checkpoint: a checkpoint every turn ÷ none, time per turn, `FileCheckpoints` (interleaved; issue: ≤ 2×)", CK_RATIO, None),
+        row("Checkpoint: a checkpoint every turn ÷ none, time per turn, into memory (interleaved)", CK_RATIO_MEMORY, None),
         row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
         row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),
         same_run("Build: a first app (`#[tool]`, react, `get_model`), clean, facade default + `providers` (second column: the same app on rig 0.44, rig-core + `reqwest` + rig-agent)", crate::build_cost::FIRST_APP, crate::build_cost::RIG_APP),
@@ -253,6 +287,7 @@ fn target_list() -> Vec<Target> {
         t("W5 streaming subscriber ÷ events off, time per turn (issue 37)", W5_SUBSCRIBER_RATIO.into(), true, Measure { value: 1.5, unit: Unit::Ratio }, "issue"),
         t("W5 memory per agent, K=10 000, yielding model", w5(10_000, true, false, "peak-RSS growth per extra agent (K=10000 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
         t("W5 memory per agent, K=100, yielding model", w5(100, true, false, "peak-RSS growth per extra agent (K=100 vs K=1)"), true, b(64.0 * 1024.0), "issue"),
+        t("A checkpoint every turn ÷ none, W5 time per turn at 100 messages, file store", CK_RATIO.into(), true, Measure { value: 2.0, unit: Unit::Ratio }, "issue"),
         t("W9 memory per sample in flight (issue 39)", crate::measure::W9_PER_SAMPLE.into(), true, b(64.0 * 1024.0), "issue"),
     ]
 }
@@ -347,6 +382,31 @@ mod tests {
         let table = table(&rust, Some(&inspect));
         let line = table.lines().find(|l| l.starts_with("| W7d one")).unwrap();
         assert!(line.ends_with("| 2.00 ms | 200 ms | 100× |"), "{line}");
+    }
+
+    #[test]
+    fn checkpoint_rows_and_their_target_come_from_the_bench_keys() {
+        let rust = BTreeMap::from([
+            (CK_SAVE.to_owned(), Measure::seconds(460e-6)),
+            (
+                CK_RATIO.to_owned(),
+                Measure {
+                    value: 3.0,
+                    unit: Unit::Ratio,
+                },
+            ),
+        ]);
+        let table = table(&rust, None);
+        assert!(table.contains("| 460 µs | – | – |"), "{table}");
+        assert!(
+            table.contains("(interleaved; issue: ≤ 2×) | 3.00× |"),
+            "{table}"
+        );
+        let targets = targets(&rust, None);
+        assert!(
+            targets.contains("file store: 3.00× (target ≤ 2.00×, from issue): MISSED"),
+            "{targets}"
+        );
     }
 
     #[test]
