@@ -69,6 +69,10 @@ const CK_WRITE: &str = "checkpoint|part: the 100 messages written as JSON";
 const CK_READ: &str = "checkpoint|part: the 100 messages read from JSON";
 const CK_TURN_NONE: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, no checkpoints: time per turn (gap between tool calls)";
 const CK_TURN_FILE: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, checkpoint every turn, file store: time per turn (gap between tool calls)";
+const CK_TURN_UNSYNCED: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, checkpoint every turn, file store unsynced: time per turn (gap between tool calls)";
+const CK_RATIO_UNSYNCED: &str = "checkpoint|react K=1 at 90-110 messages, interleaved: checkpoint every turn, file store unsynced / no checkpoints, time per turn (median of per-run ratios)";
+const CK_SAVE_UNSYNCED: &str = "checkpoint|save, 100 messages, file store unsynced";
+const CK_JOURNAL_UNSYNCED: &str = "checkpoint|journal write, 100 messages, file store unsynced";
 const CK_TURN_MEMORY: &str = "checkpoint|react K=1 at 90-110 messages, interleaved, checkpoint every turn, memory store: time per turn (gap between tool calls)";
 /// The issue's target: a checkpoint every turn at most doubles W5's time per turn.
 const CK_RATIO: &str = "checkpoint|react K=1 at 90-110 messages, interleaved: checkpoint every turn, file store / no checkpoints, time per turn (median of per-run ratios)";
@@ -193,9 +197,11 @@ fn rows() -> Vec<Row> {
         row("SSE the same, 4 MiB (linear: about 4× the 1 MiB figure)", "sse|one 4 MiB SSE line", None),
         row("SSE the same, 16 MiB", "sse|one 16 MiB SSE line", None),
         row("Checkpoint: one save of a 100-message conversation, `FileCheckpoints` (temporary file, fsync, rename, directory fsync)", CK_SAVE, None),
+        row("Checkpoint: the same save, `FileCheckpoints::sync(false)` (survives the process, not the machine)", CK_SAVE_UNSYNCED, None),
         row("Checkpoint: the same save into a store in memory (serialisation and copies, no I/O)", CK_SAVE_MEMORY, None),
         row("Checkpoint: its size (the record's JSON)", CK_SIZE, None),
         row("Checkpoint: one journal write at 100 messages (1–2 messages since the checkpoint), `FileCheckpoints`", CK_JOURNAL, None),
+        row("Checkpoint: the same journal write, unsynced", CK_JOURNAL_UNSYNCED, None),
         row("Checkpoint: the same journal write into memory", CK_JOURNAL_MEMORY, None),
         row("Checkpoint: resume at 100 messages (checkpoint and journal loaded, conversation rebuilt), `FileCheckpoints`", CK_RESUME, None),
         row("Checkpoint: the same resume from memory", CK_RESUME_MEMORY, None),
@@ -204,8 +210,10 @@ fn rows() -> Vec<Row> {
         row("Checkpoint part: the 100 messages read from JSON", CK_READ, None),
         row("Checkpoint: W5 time per turn at 90–110 messages, no checkpoints (interleaved)", CK_TURN_NONE, None),
         row("Checkpoint: the same, a checkpoint every turn, `FileCheckpoints` (interleaved)", CK_TURN_FILE, None),
+        row("Checkpoint: the same, a checkpoint every turn, `FileCheckpoints::sync(false)` (interleaved)", CK_TURN_UNSYNCED, None),
         row("Checkpoint: the same, a checkpoint every turn into memory (interleaved)", CK_TURN_MEMORY, None),
         row("Checkpoint: a checkpoint every turn ÷ none, time per turn, `FileCheckpoints` (interleaved; issue: ≤ 2×)", CK_RATIO, None),
+        row("Checkpoint: a checkpoint every turn ÷ none, time per turn, unsynced files (interleaved)", CK_RATIO_UNSYNCED, None),
         row("Checkpoint: a checkpoint every turn ÷ none, time per turn, into memory (interleaved)", CK_RATIO_MEMORY, None),
         row("Build: clean `cargo build -p actuator`", "build|clean cargo build -p actuator", None),
         row("Build: incremental, after editing a `#[tool]` body", "build|incremental rebuild after editing a #[tool] body", None),

@@ -135,6 +135,7 @@ impl CheckpointStore for MemoryStore {
 enum Store {
     None,
     File,
+    FileUnsynced,
     Memory,
 }
 
@@ -143,6 +144,7 @@ impl Store {
         match self {
             Store::None => "no checkpoints",
             Store::File => "checkpoint every turn, file store",
+            Store::FileUnsynced => "checkpoint every turn, file store unsynced",
             Store::Memory => "checkpoint every turn, memory store",
         }
     }
@@ -247,11 +249,17 @@ fn main() {
     let model: Arc<dyn Model> = Arc::new(FunctionModel::new("mockllm/model", script));
     let dir = tempfile::tempdir().expect("a temporary directory");
     let file: Arc<dyn CheckpointStore> = Arc::new(FileCheckpoints::new(dir.path()));
+    let unsynced: Arc<dyn CheckpointStore> =
+        Arc::new(FileCheckpoints::new(dir.path().join("unsynced")).sync(false));
     let memory: Arc<dyn CheckpointStore> = Arc::new(MemoryStore::default());
 
     rt.block_on(async {
         let messages = conversation(&model).await;
-        for (store, name) in [(&file, "file store"), (&memory, "memory store")] {
+        for (store, name) in [
+            (&file, "file store"),
+            (&unsynced, "file store unsynced"),
+            (&memory, "memory store"),
+        ] {
             // Warm-up (first use of the directory, the allocator), not reported.
             save(store, &messages, samples / 10).await;
             journal(store, &messages, samples / 10).await;
@@ -274,7 +282,13 @@ fn main() {
             );
         }
         parts(&messages, samples);
-        per_turn(&model, &messages[1..SEEDED], &file, &memory, runs).await;
+        per_turn(
+            &model,
+            &messages[1..SEEDED],
+            [&file, &unsynced, &memory],
+            runs,
+        )
+        .await;
     });
     drop(dir);
 }
@@ -288,18 +302,19 @@ async fn save(
 ) -> (Vec<f64>, usize) {
     let cx = RunContext::new();
     let checkpoints = Checkpoints::new(Arc::clone(store), "bench/save");
-    let binding = checkpoints.bind().expect("unbound checkpoints");
     let mut times = Vec::with_capacity(n);
     for turn in 1..=n {
         let counters = LoopCounters {
             turn: turn as u32,
             ..LoopCounters::default()
         };
+        // A binding's first checkpoint is a whole one (later ones, of a conversation that
+        // only grew, are journal writes).
+        let binding = checkpoints.bind().expect("unbound checkpoints");
         let t = Instant::now();
         binding.turn_started(&cx, messages, counters).await;
         times.push(t.elapsed().as_secs_f64());
     }
-    drop(binding);
     let saved = store.load("bench/save").await.expect("the checkpoint");
     let bytes = saved.expect("no checkpoint was saved").len();
     checkpoints.clear().await.expect("cleared");
@@ -406,27 +421,30 @@ fn median(samples: &mut [f64]) -> f64 {
 async fn per_turn(
     model: &Arc<dyn Model>,
     seed: &[ChatMessage],
-    file: &Arc<dyn CheckpointStore>,
-    memory: &Arc<dyn CheckpointStore>,
+    [file, unsynced, memory]: [&Arc<dyn CheckpointStore>; 3],
     runs: usize,
 ) {
-    const VARIANTS: [Store; 3] = [Store::None, Store::File, Store::Memory];
-    let checkpoints = |store: Store| match store {
-        Store::None => None,
-        Store::File => Some(Checkpoints::new(Arc::clone(file), "bench/run").every_turns(1)),
-        Store::Memory => Some(Checkpoints::new(Arc::clone(memory), "bench/run").every_turns(1)),
+    const VARIANTS: [Store; 4] = [Store::None, Store::File, Store::FileUnsynced, Store::Memory];
+    let checkpoints = |store: Store| {
+        let store = match store {
+            Store::None => return None,
+            Store::File => file,
+            Store::FileUnsynced => unsynced,
+            Store::Memory => memory,
+        };
+        Some(Checkpoints::new(Arc::clone(store), "bench/run").every_turns(1))
     };
     // Warm-up, not reported.
     for store in VARIANTS {
         one_run(model, seed, checkpoints(store).as_ref()).await;
     }
-    let mut all: [Vec<f64>; 3] = Default::default();
-    let mut ratios: [Vec<f64>; 2] = Default::default();
+    let mut all: [Vec<f64>; 4] = Default::default();
+    let mut ratios: [Vec<f64>; 3] = Default::default();
     for run in 0..runs.max(1) {
-        let mut medians = [0.0; 3];
+        let mut medians = [0.0; 4];
         // Rotate which goes first, so none always follows another.
-        for i in 0..3 {
-            let v = (run + i) % 3;
+        for i in 0..4 {
+            let v = (run + i) % 4;
             let checkpoints = checkpoints(VARIANTS[v]);
             let mut gaps = one_run(model, seed, checkpoints.as_ref()).await;
             if let Some(c) = &checkpoints {
@@ -435,8 +453,9 @@ async fn per_turn(
             all[v].extend_from_slice(&gaps);
             medians[v] = median(&mut gaps);
         }
-        ratios[0].push(medians[1] / medians[0]);
-        ratios[1].push(medians[2] / medians[0]);
+        for (r, m) in ratios.iter_mut().zip(&medians[1..]) {
+            r.push(m / medians[0]);
+        }
     }
     let label = "react K=1 at 90-110 messages, interleaved";
     for (v, store) in VARIANTS.iter().enumerate() {
@@ -449,7 +468,7 @@ async fn per_turn(
             "us",
         );
     }
-    for (ratios, store) in ratios.iter_mut().zip([Store::File, Store::Memory]) {
+    for (ratios, store) in ratios.iter_mut().zip(&VARIANTS[1..]) {
         let m = median(ratios);
         let row = json!({
             "workload": "checkpoint",

@@ -420,6 +420,8 @@ struct BindingState {
     /// The last checkpoint: its id and the ids of the messages it held (a journal is what
     /// follows them; a history edited since is checkpointed whole).
     base: Option<(String, Vec<String>)>,
+    /// How many messages the last record or journal written holds, and the last one's id.
+    written: (usize, Option<String>),
     last_turn: u32,
     last_tokens: u64,
     last_at: Option<Instant>,
@@ -458,6 +460,11 @@ impl Drop for CheckpointBinding {
     fn drop(&mut self) {
         self.checkpoints.inner.bound.store(false, Ordering::Release);
     }
+}
+
+/// What a record or journal of `messages` holds, to know when another would add nothing.
+fn written(messages: &[ChatMessage]) -> (usize, Option<String>) {
+    (messages.len(), messages.last().map(|m| m.id().to_owned()))
 }
 
 fn journal_key(key: &str) -> String {
@@ -721,8 +728,80 @@ impl CheckpointBinding {
                     .every
                     .is_some_and(|d| state.last_at.is_none_or(|at| at.elapsed() >= d))
         };
-        if due {
-            self.save_checkpoint(cx, messages, counters).await;
+        if !due {
+            return;
+        }
+        // Incrementally where that is cheap: the conversation only grew since the last whole
+        // checkpoint, by no more than it held then, and there are no parts to save, so the
+        // journal of what it gained is this checkpoint (written only if it gained anything).
+        if self.inner().parts.is_empty()
+            && let Some((base, len)) = self.following(messages)
+            && messages.len() - len <= len.max(16)
+        {
+            if self.write_journal(cx, base, len, messages, counters).await {
+                let mut state = self.state();
+                state.last_turn = counters.turn;
+                state.last_tokens = usage.tokens;
+                state.last_at = Some(Instant::now());
+            }
+            return;
+        }
+        self.save_checkpoint(cx, messages, counters).await;
+    }
+
+    /// The last whole checkpoint's id and length, if `messages` follow on from it.
+    fn following(&self, messages: &[ChatMessage]) -> Option<(String, usize)> {
+        let state = self.state();
+        let (base, ids) = state.base.as_ref()?;
+        let follows =
+            messages.len() >= ids.len() && messages.iter().zip(ids).all(|(m, id)| m.id() == id);
+        follows.then(|| (base.clone(), ids.len()))
+    }
+
+    /// Writes the journal of what `messages` gained since the checkpoint `base` (of `len`
+    /// messages), unless the last record or journal holds them all already. Whether it is
+    /// written (or need not be).
+    async fn write_journal(
+        &self,
+        cx: &RunContext,
+        base: String,
+        len: usize,
+        messages: &[ChatMessage],
+        counters: LoopCounters,
+    ) -> bool {
+        if self.state().written == written(messages) {
+            return true;
+        }
+        let journal = Journal {
+            version: VERSION,
+            base,
+            added: messages.get(len..).unwrap_or_default().to_vec(),
+            counters,
+            usage: CarriedUsage::of(&cx.usage()),
+        };
+        let inner = self.inner();
+        let saved = match serde_json::to_vec(&journal) {
+            Ok(bytes) => inner.store.save(&journal_key(&inner.key), bytes).await,
+            Err(e) => Err(CheckpointError::Format {
+                key: inner.key.clone(),
+                reason: e.to_string(),
+            }),
+        };
+        match saved {
+            Ok(()) => {
+                self.state().written = written(messages);
+                true
+            }
+            Err(e) => {
+                note(
+                    cx,
+                    format!(
+                        "The journal of '{}' could not be saved ({e}): if the run dies before its next checkpoint, these calls may run again.",
+                        inner.key
+                    ),
+                );
+                false
+            }
         }
     }
 
@@ -739,6 +818,7 @@ impl CheckpointBinding {
             Ok(id) => {
                 let mut state = self.state();
                 state.base = Some((id, messages.iter().map(|m| m.id().to_owned()).collect()));
+                state.written = written(messages);
                 state.last_turn = counters.turn;
                 state.last_tokens = usage.tokens;
                 state.last_at = Some(Instant::now());
@@ -798,48 +878,22 @@ impl CheckpointBinding {
     /// `messages`), so that none is run again. A journal that cannot be saved is reported and
     /// the run goes on.
     pub async fn journal(&self, cx: &RunContext, messages: &[ChatMessage], counters: LoopCounters) {
-        let (base, len) = {
-            let state = self.state();
-            let Some((base, ids)) = &state.base else {
-                return;
-            };
-            let follows =
-                messages.len() >= ids.len() && messages.iter().zip(ids).all(|(m, id)| m.id() == id);
-            (follows.then(|| base.clone()), ids.len())
-        };
+        if self.state().base.is_none() {
+            return;
+        }
         // The history was edited since the checkpoint (compacted, filtered): a journal of
         // what follows it would not rebuild it, so the whole of it is checkpointed.
         // With parts, the end of a batch (its results in) is a whole checkpoint: the calls
         // may have changed what the parts hold.
         let batch_ended = !matches!(messages.last(), Some(ChatMessage::Assistant(_)));
-        let base = base.filter(|_| self.inner().parts.is_empty() || !batch_ended);
-        let Some(base) = base else {
-            self.save_checkpoint(cx, messages, counters).await;
-            return;
-        };
-        let journal = Journal {
-            version: VERSION,
-            base,
-            added: messages.get(len..).unwrap_or_default().to_vec(),
-            counters,
-            usage: CarriedUsage::of(&cx.usage()),
-        };
-        let inner = self.inner();
-        let saved = match serde_json::to_vec(&journal) {
-            Ok(bytes) => inner.store.save(&journal_key(&inner.key), bytes).await,
-            Err(e) => Err(CheckpointError::Format {
-                key: inner.key.clone(),
-                reason: e.to_string(),
-            }),
-        };
-        if let Err(e) = saved {
-            note(
-                cx,
-                format!(
-                    "The journal of '{}' could not be saved ({e}): if the run dies before its next checkpoint, these calls may run again.",
-                    inner.key
-                ),
-            );
+        let following = self
+            .following(messages)
+            .filter(|_| self.inner().parts.is_empty() || !batch_ended);
+        match following {
+            Some((base, len)) => {
+                self.write_journal(cx, base, len, messages, counters).await;
+            }
+            None => self.save_checkpoint(cx, messages, counters).await,
         }
     }
 
