@@ -212,3 +212,8 @@ pub mod prelude {
 #[cfg(all(doctest, feature = "macros", feature = "multi"))]
 #[doc = include_str!("../../../docs/agents.md")]
 pub struct AgentsGuide;
+
+/// `docs/durability.md`, whose examples run as doctests of this crate.
+#[cfg(all(doctest, feature = "agent", feature = "eval"))]
+#[doc = include_str!("../../../docs/durability.md")]
+pub struct DurabilityGuide;
