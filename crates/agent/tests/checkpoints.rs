@@ -318,3 +318,66 @@ async fn a_finished_run_kept_for_its_owner_is_returned_as_it_was_without_a_turn(
     again.clear().await.unwrap();
     assert!(store.load("kept").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn a_call_of_an_idempotent_tool_cut_off_by_the_crash_runs_again_and_the_others_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<dyn CheckpointStore> = Arc::new(FileCheckpoints::new(dir.path()));
+    let counts = counts();
+    // `slow` is declared idempotent: reading it again does no harm.
+    let idempotent_agent = |counts: &Counts| {
+        react()
+            .no_prompt()
+            .tools([
+                counting("fast", counts.fast.clone(), false, Arc::default()),
+                counting(
+                    "slow",
+                    counts.slow.clone(),
+                    true,
+                    counts.slow_started.clone(),
+                )
+                .as_idempotent(),
+            ])
+            .model(model())
+            .build()
+            .unwrap()
+    };
+    let checkpoints = Checkpoints::new(store.clone(), "idempotent");
+    let first = idempotent_agent(&counts);
+    tokio::select! {
+        _ = run(&first, "Go.", RunOptions::new().resource(checkpoints.clone()).limits([turn_limit(10)])) => {
+            panic!("the run finished before it was stopped")
+        }
+        () = counts.slow_started.notified() => {}
+    }
+    drop(first);
+
+    let again = Checkpoints::new(store.clone(), "idempotent");
+    let out = tokio::time::timeout(
+        Duration::from_secs(30),
+        run(
+            &idempotent_agent(&counts),
+            "Go.",
+            RunOptions::new()
+                .resource(again.clone())
+                .limits([turn_limit(10)]),
+        ),
+    )
+    .await
+    .expect("the rerun call hung")
+    .unwrap();
+    assert_eq!(counts.fast.load(Ordering::SeqCst), 1, "fast finished: not again");
+    assert_eq!(counts.slow.load(Ordering::SeqCst), 2, "slow was cut off: again");
+    assert_eq!(out.state.output().completion(), "slow said: step 2");
+    let report = again.resumed().unwrap();
+    let rerun: Vec<&str> = report.rerun.iter().map(|c| c.function.as_str()).collect();
+    assert_eq!(rerun, ["slow"]);
+    // Each call has exactly one answer.
+    let answers = out
+        .state
+        .messages
+        .iter()
+        .filter(|m| matches!(m, ChatMessage::Tool(t) if t.function.as_deref() == Some("slow")))
+        .count();
+    assert_eq!(answers, 1);
+}

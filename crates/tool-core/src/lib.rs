@@ -88,7 +88,9 @@ mod requirement;
 pub use requirement::{ResourceRequirement, ToolRequirement};
 
 mod def;
-pub use def::{BoxFuture, CanonicalArguments, ToolDef, ToolDefBuilder, ToolHandler, ToolKind};
+pub use def::{
+    BoxFuture, CanonicalArguments, Idempotent, ToolDef, ToolDefBuilder, ToolHandler, ToolKind,
+};
 
 pub mod source;
 pub use source::{ToolSet, ToolSetError, ToolSource, ToolSourceError, check_tool_names};

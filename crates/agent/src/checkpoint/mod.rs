@@ -64,6 +64,8 @@ pub struct ResumeReport {
     pub in_flight: Vec<ToolCall>,
     /// What was done with them.
     pub policy: InFlightPolicy,
+    /// Those run again, their tools being idempotent ([`CheckpointBinding::resume_with`]).
+    pub rerun: Vec<ToolCall>,
     /// Whether the run had finished (its checkpoints kept by
     /// [`keep_finished`](Checkpoints::keep_finished)): the agent returns its final state.
     pub finished: bool,
@@ -440,6 +442,9 @@ pub struct Resumed {
     /// The final state of a run that had finished (see [`Checkpoints::keep_finished`]):
     /// the agent returns it rather than going on.
     pub finished: Option<AgentState>,
+    /// Calls of the last assistant message left unanswered to be run again before the next
+    /// turn ([`CheckpointBinding::resume_with`]).
+    pub rerun: Vec<ToolCall>,
 }
 
 /// An agent's hold on its run's [`Checkpoints`] (see [`Checkpoints::bind`]).
@@ -493,6 +498,19 @@ impl CheckpointBinding {
     /// carried into `cx`'s scopes, and the report recorded. A checkpoint that cannot be
     /// read is reported (a warning and an info event) and the run starts afresh.
     pub async fn resume(&self, cx: &RunContext) -> Option<Resumed> {
+        self.resume_with(cx, &|_| false).await
+    }
+
+    /// [`resume`](Self::resume), with the calls that were running when the process died and
+    /// for which `rerun` says yes (calls of tools declared idempotent:
+    /// [`ToolDef::idempotent`](actuator_tool_core::ToolDef::idempotent)) left unanswered for
+    /// the agent to run again, listed in [`Resumed::rerun`], rather than reported. With
+    /// [`InFlightPolicy::Rerun`] the whole turn is generated anew anyway.
+    pub async fn resume_with(
+        &self,
+        cx: &RunContext,
+        rerun: &(dyn Fn(&ToolCall) -> bool + Send + Sync),
+    ) -> Option<Resumed> {
         let inner = self.inner();
         let record = match inner.store.load(&inner.key).await {
             Ok(Some(bytes)) => match serde_json::from_slice::<Record>(&bytes) {
@@ -576,10 +594,15 @@ impl CheckpointBinding {
                 .filter(|c| unanswered.iter().any(|id| id.as_str() == c.id.as_str()))
                 .collect()
         };
+        let mut to_rerun = Vec::new();
         if !in_flight.is_empty() {
             match inner.in_flight {
                 InFlightPolicy::Report => {
                     for call in &in_flight {
+                        if rerun(call) {
+                            to_rerun.push(call.clone());
+                            continue;
+                        }
                         messages.push(ChatMessage::tool(
                             INTERRUPTED_BY_CRASH,
                             call.id.clone(),
@@ -610,17 +633,21 @@ impl CheckpointBinding {
             messages: messages.len(),
             in_flight,
             policy: inner.in_flight,
+            rerun: to_rerun.clone(),
             finished: false,
         };
+        let name = |c: &ToolCall| format!("{} ({})", c.function, c.id);
         let calls: Vec<String> = report
             .in_flight
             .iter()
-            .map(|c| format!("{} ({})", c.function, c.id))
+            .filter(|c| !to_rerun.iter().any(|r| r.id == c.id))
+            .map(name)
             .collect();
+        let again: Vec<String> = to_rerun.iter().map(name).collect();
         note(
             cx,
             format!(
-                "Resumed '{}' from its checkpoint at turn {} ({} messages){}.",
+                "Resumed '{}' from its checkpoint at turn {} ({} messages){}{}.",
                 inner.key,
                 report.turn,
                 report.messages,
@@ -634,6 +661,14 @@ impl CheckpointBinding {
                             InFlightPolicy::Rerun => "to run again",
                         },
                         calls.join(", ")
+                    )
+                },
+                if again.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; calls of idempotent tools running when it stopped, run again: {}",
+                        again.join(", ")
                     )
                 }
             ),
@@ -653,6 +688,7 @@ impl CheckpointBinding {
         Some(Resumed {
             messages,
             counters,
+            rerun: to_rerun,
             report,
             finished: None,
         })
@@ -682,6 +718,7 @@ impl CheckpointBinding {
             messages: record.messages.len(),
             in_flight: Vec::new(),
             policy: inner.in_flight,
+            rerun: Vec::new(),
             finished: true,
         };
         note(
@@ -699,6 +736,7 @@ impl CheckpointBinding {
         Resumed {
             messages: record.messages,
             counters: record.counters,
+            rerun: Vec::new(),
             report,
             finished: Some(state),
         }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use actuator_events::{Event, InfoEvent, Interrupted, SharedMessages};
 use actuator_exec::{ApprovalPolicy, ExecuteOptions, ReviewPolicy};
 use actuator_model::{
-    BoxFuture, ChatMessage, CompactString, GenerateConfig, GenerateRequest, StopReason,
+    BoxFuture, ChatMessage, CompactString, GenerateConfig, GenerateRequest, StopReason, ToolCall,
 };
 use actuator_tool_core::{ToolChoice, ToolDef, ToolInfo, ToolRequirement};
 use serde_json::{Map, Value};
@@ -371,13 +371,22 @@ impl ReactAgent {
         let checkpoints = cx.resource::<Checkpoints>().and_then(Checkpoints::bind);
         let mut resumed_counters = LoopCounters::default();
         if let Some(checkpoints) = &checkpoints
-            && let Some(resumed) = checkpoints.resume(&cx).await
+            && let Some(resumed) = checkpoints
+                .resume_with(&cx, &|call| {
+                    self.tools
+                        .iter()
+                        .any(|t| t.name() == call.function && t.idempotent())
+                })
+                .await
         {
             if let Some(finished) = resumed.finished {
                 return Ok(finished); // it had finished before the process died
             }
             state.messages.set(resumed.messages);
             resumed_counters = resumed.counters;
+            if !resumed.rerun.is_empty() {
+                self.rerun_calls(&mut state, &cx, &resumed.rerun).await?;
+            }
         }
         let mut compactor = match (&self.compaction, &self.model) {
             (Some(strategy), ReactModel::Model(_)) => {
@@ -584,6 +593,35 @@ impl ReactAgent {
 }
 
 impl ReactAgent {
+    /// Runs again the calls of idempotent tools that were cut off by a crash: the last
+    /// assistant message's `calls` only, their results added after those already there.
+    async fn rerun_calls(
+        &self,
+        state: &mut AgentState,
+        cx: &RunContext,
+        calls: &[ToolCall],
+    ) -> Result<(), AgentError> {
+        let Some(at) = state
+            .messages
+            .iter()
+            .rposition(|m| matches!(m, ChatMessage::Assistant(_)))
+        else {
+            return Ok(());
+        };
+        let mut pending: Vec<ChatMessage> = state.messages[..=at].to_vec();
+        if let Some(ChatMessage::Assistant(assistant)) = pending.last_mut() {
+            assistant.tool_calls = Some(calls.to_vec());
+        }
+        let options = self.exec_options(cx);
+        let result = cx
+            .execute_tools(&pending, &self.tools, &options)
+            .await
+            .map_err(|e| e.or_state(state))?;
+        state.messages.extend(result.messages);
+        cx.check_messages(state.messages.len(), false)
+            .map_err(|e| fail(e, state))
+    }
+
     /// After an operator's interrupt: answers the calls left without a result and appends the
     /// operator's next message (waited for).
     async fn resume_after_interrupt(

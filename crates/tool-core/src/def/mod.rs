@@ -69,6 +69,12 @@ pub struct ToolDef {
     handler: Handler,
 }
 
+/// A tool's declaration that a call repeated with the same arguments does no more than the
+/// call once (a read, a computation, a write of fixed content to a fixed place): see
+/// [`ToolDef::as_idempotent`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Idempotent;
+
 /// How a tool runs: on its arguments alone, or on the conversation too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -212,6 +218,31 @@ impl ToolDef {
     /// tool hook). Cloned with the tool.
     pub fn extensions(&self) -> &Extensions {
         &self.extensions
+    }
+
+    /// Whether the tool is declared [`Idempotent`]: a call repeated with the same arguments
+    /// does no more than the call once.
+    pub fn idempotent(&self) -> bool {
+        self.extensions.get::<Idempotent>().is_some()
+    }
+
+    /// A copy declared [`Idempotent`]. A run resumed after a crash runs such a tool's calls
+    /// that were cut off again, rather than telling the model their effect is unknown.
+    ///
+    /// ```
+    /// use actuator_tool_core::{ToolArgs, ToolContext, ToolDef, ToolFailure, ToolParams};
+    /// let read = ToolDef::builder("read_config")
+    ///     .description("Read the configuration.")
+    ///     .parameters(ToolParams::from_value(&serde_json::json!({"properties": {}})).unwrap())
+    ///     .handler(|_a: ToolArgs, _c: ToolContext| async { Ok::<_, ToolFailure>("{}") })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(!read.idempotent());
+    /// assert!(read.as_idempotent().idempotent());
+    /// ```
+    #[must_use]
+    pub fn as_idempotent(&self) -> ToolDef {
+        self.with_extension(Idempotent)
     }
 
     /// A copy with `value` attached as an extension (replacing one of the same type).
