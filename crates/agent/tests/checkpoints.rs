@@ -366,8 +366,16 @@ async fn a_call_of_an_idempotent_tool_cut_off_by_the_crash_runs_again_and_the_ot
     .await
     .expect("the rerun call hung")
     .unwrap();
-    assert_eq!(counts.fast.load(Ordering::SeqCst), 1, "fast finished: not again");
-    assert_eq!(counts.slow.load(Ordering::SeqCst), 2, "slow was cut off: again");
+    assert_eq!(
+        counts.fast.load(Ordering::SeqCst),
+        1,
+        "fast finished: not again"
+    );
+    assert_eq!(
+        counts.slow.load(Ordering::SeqCst),
+        2,
+        "slow was cut off: again"
+    );
     assert_eq!(out.state.output().completion(), "slow said: step 2");
     let report = again.resumed().unwrap();
     let rerun: Vec<&str> = report.rerun.iter().map(|c| c.function.as_str()).collect();

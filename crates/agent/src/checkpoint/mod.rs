@@ -15,6 +15,7 @@
 //! lines ([`Checkpoints::bind`]).
 
 mod directory;
+mod frames;
 mod part;
 mod store;
 
@@ -141,7 +142,8 @@ struct Finished {
     output: Option<ModelOutput>,
 }
 
-/// A journal as stored: the conversation since checkpoint `base`.
+/// A journal entry as stored: what the conversation gained since the entry before (or the
+/// checkpoint `base`), appended to the key's journal.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Journal {
     version: u32,
@@ -151,7 +153,7 @@ struct Journal {
     usage: CarriedUsage,
 }
 
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// When checkpoints are taken (the reference's triggers), besides the first turn's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -421,12 +423,22 @@ impl Checkpoints {
 struct BindingState {
     /// The last checkpoint: its id and the ids of the messages it held (a journal is what
     /// follows them; a history edited since is checkpointed whole).
-    base: Option<(String, Vec<String>)>,
-    /// How many messages the last record or journal written holds, and the last one's id.
-    written: (usize, Option<String>),
+    base: Option<String>,
+    /// How many messages the last checkpoint holds.
+    base_len: usize,
+    /// The ids of the messages the checkpoint and its journal hold: an entry adds what
+    /// follows them.
+    covered: Vec<String>,
     last_turn: u32,
     last_tokens: u64,
     last_at: Option<Instant>,
+}
+
+/// What is durable, against which a journal entry is written.
+struct Following {
+    base: String,
+    base_len: usize,
+    covered: usize,
 }
 
 /// A run resumed from its checkpoint: what the agent goes on with.
@@ -467,9 +479,8 @@ impl Drop for CheckpointBinding {
     }
 }
 
-/// What a record or journal of `messages` holds, to know when another would add nothing.
-fn written(messages: &[ChatMessage]) -> (usize, Option<String>) {
-    (messages.len(), messages.last().map(|m| m.id().to_owned()))
+fn ids(messages: &[ChatMessage]) -> Vec<String> {
+    messages.iter().map(|m| m.id().to_owned()).collect()
 }
 
 fn journal_key(key: &str) -> String {
@@ -548,11 +559,24 @@ impl CheckpointBinding {
                 return None;
             }
         };
-        let journal = match inner.store.load(&journal_key(&inner.key)).await {
-            Ok(Some(bytes)) => serde_json::from_slice::<Journal>(&bytes)
-                .ok()
-                .filter(|j| j.version == VERSION && j.base == record.id),
-            _ => None,
+        // The journal's entries that follow this checkpoint, in order (a torn last one is
+        // left out by the store).
+        let journal: Vec<Journal> = match inner.store.entries(&journal_key(&inner.key)).await {
+            Ok(entries) => entries
+                .iter()
+                .filter_map(|bytes| serde_json::from_slice::<Journal>(bytes).ok())
+                .filter(|j| j.version == VERSION && j.base == record.id)
+                .collect(),
+            Err(e) => {
+                note(
+                    cx,
+                    format!(
+                        "The journal of '{}' cannot be read ({e}): the run goes on from its checkpoint.",
+                        inner.key
+                    ),
+                );
+                Vec::new()
+            }
         };
         // The parts first: a run whose files cannot be put back does not go on with a
         // conversation that says otherwise.
@@ -572,14 +596,15 @@ impl CheckpointBinding {
         let base_len = record.messages.len();
         let mut messages = record.messages;
         let (mut counters, usage) = (record.counters, record.usage);
-        let (counters_now, usage_now) = match &journal {
+        let (counters_now, usage_now) = match journal.last() {
             Some(j) => (j.counters, j.usage),
             None => (counters, usage),
         };
         counters = counters_now;
-        if let Some(j) = journal {
+        for j in journal {
             messages.extend(j.added);
         }
+        let covered = ids(&messages);
         let in_flight: Vec<ToolCall> = {
             let unanswered = crate::channel::unanswered_calls(&messages);
             messages
@@ -676,11 +701,9 @@ impl CheckpointBinding {
         *inner.resumed.lock().unwrap_or_else(PoisonError::into_inner) = Some(report.clone());
         {
             let mut state = self.state();
-            let ids = messages[..base_len]
-                .iter()
-                .map(|m| m.id().to_owned())
-                .collect();
-            state.base = Some((record.id, ids));
+            state.base = Some(record.id);
+            state.base_len = base_len;
+            state.covered = covered;
             state.last_turn = record.counters.turn;
             state.last_tokens = usage_now.tokens;
             state.last_at = Some(Instant::now());
@@ -773,10 +796,10 @@ impl CheckpointBinding {
         // checkpoint, by no more than it held then, and there are no parts to save, so the
         // journal of what it gained is this checkpoint (written only if it gained anything).
         if self.inner().parts.is_empty()
-            && let Some((base, len)) = self.following(messages)
-            && messages.len() - len <= len.max(16)
+            && let Some(following) = self.following(messages)
+            && messages.len() - following.base_len <= following.base_len.max(16)
         {
-            if self.write_journal(cx, base, len, messages, counters).await {
+            if self.write_journal(cx, following, messages, counters).await {
                 let mut state = self.state();
                 state.last_turn = counters.turn;
                 state.last_tokens = usage.tokens;
@@ -787,39 +810,44 @@ impl CheckpointBinding {
         self.save_checkpoint(cx, messages, counters).await;
     }
 
-    /// The last whole checkpoint's id and length, if `messages` follow on from it.
-    fn following(&self, messages: &[ChatMessage]) -> Option<(String, usize)> {
+    /// Where `messages` stand against what is durable, if they follow on from it (the
+    /// checkpoint and its journal's messages, unedited, at their start).
+    fn following(&self, messages: &[ChatMessage]) -> Option<Following> {
         let state = self.state();
-        let (base, ids) = state.base.as_ref()?;
-        let follows =
-            messages.len() >= ids.len() && messages.iter().zip(ids).all(|(m, id)| m.id() == id);
-        follows.then(|| (base.clone(), ids.len()))
+        let base = state.base.as_ref()?;
+        let covered = &state.covered;
+        let follows = messages.len() >= covered.len()
+            && messages.iter().zip(covered).all(|(m, id)| m.id() == id);
+        follows.then(|| Following {
+            base: base.clone(),
+            base_len: state.base_len,
+            covered: covered.len(),
+        })
     }
 
-    /// Writes the journal of what `messages` gained since the checkpoint `base` (of `len`
-    /// messages), unless the last record or journal holds them all already. Whether it is
-    /// written (or need not be).
+    /// Appends to the journal what `messages` gained since what is durable, if anything.
+    /// Whether it is durable now.
     async fn write_journal(
         &self,
         cx: &RunContext,
-        base: String,
-        len: usize,
+        following: Following,
         messages: &[ChatMessage],
         counters: LoopCounters,
     ) -> bool {
-        if self.state().written == written(messages) {
+        let added = messages.get(following.covered..).unwrap_or_default();
+        if added.is_empty() {
             return true;
         }
         let journal = Journal {
             version: VERSION,
-            base,
-            added: messages.get(len..).unwrap_or_default().to_vec(),
+            base: following.base,
+            added: added.to_vec(),
             counters,
             usage: CarriedUsage::of(&cx.usage()),
         };
         let inner = self.inner();
         let saved = match serde_json::to_vec(&journal) {
-            Ok(bytes) => inner.store.save(&journal_key(&inner.key), bytes).await,
+            Ok(bytes) => inner.store.append(&journal_key(&inner.key), bytes).await,
             Err(e) => Err(CheckpointError::Format {
                 key: inner.key.clone(),
                 reason: e.to_string(),
@@ -827,7 +855,7 @@ impl CheckpointBinding {
         };
         match saved {
             Ok(()) => {
-                self.state().written = written(messages);
+                self.state().covered.extend(ids(added));
                 true
             }
             Err(e) => {
@@ -854,12 +882,20 @@ impl CheckpointBinding {
         let inner = self.inner();
         match self.write_record(cx, messages, counters, None).await {
             Ok(id) => {
-                let mut state = self.state();
-                state.base = Some((id, messages.iter().map(|m| m.id().to_owned()).collect()));
-                state.written = written(messages);
-                state.last_turn = counters.turn;
-                state.last_tokens = usage.tokens;
-                state.last_at = Some(Instant::now());
+                {
+                    let mut state = self.state();
+                    state.base = Some(id);
+                    state.base_len = messages.len();
+                    state.covered = ids(messages);
+                    state.last_turn = counters.turn;
+                    state.last_tokens = usage.tokens;
+                    state.last_at = Some(Instant::now());
+                }
+                // The journal's entries follow the checkpoint before: they can go (one left
+                // by a failed removal is of another checkpoint, and skipped on resume).
+                if let Err(e) = inner.store.remove(&journal_key(&inner.key)).await {
+                    tracing::debug!("the journal of a replaced checkpoint stays: {e}");
+                }
             }
             Err(e) => note(
                 cx,
@@ -928,8 +964,8 @@ impl CheckpointBinding {
             .following(messages)
             .filter(|_| self.inner().parts.is_empty() || !batch_ended);
         match following {
-            Some((base, len)) => {
-                self.write_journal(cx, base, len, messages, counters).await;
+            Some(following) => {
+                self.write_journal(cx, following, messages, counters).await;
             }
             None => self.save_checkpoint(cx, messages, counters).await,
         }

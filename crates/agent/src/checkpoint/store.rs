@@ -1,7 +1,9 @@
 //! Where checkpoints are kept: a trait, so that a cloud store can plug in, and files.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use actuator_model::BoxFuture;
 
@@ -55,8 +57,31 @@ pub trait CheckpointStore: Send + Sync {
     /// previous), or `None`.
     fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, CheckpointError>>;
 
-    /// Forgets `key`'s checkpoints (a run that finished).
+    /// Forgets `key`'s checkpoints (a run that finished), its journal included.
     fn remove<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), CheckpointError>>;
+
+    /// Appends `entry` to `key`'s journal, read back by [`entries`](Self::entries): after a
+    /// crash part way, the entries before it are whole. The default keeps the journal as one
+    /// record, read, extended and saved again; a store that can append does better.
+    fn append<'a>(
+        &'a self,
+        key: &'a str,
+        entry: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), CheckpointError>> {
+        Box::pin(async move {
+            let mut log = self.load(key).await?.unwrap_or_default();
+            super::frames::frame(&mut log, &entry);
+            self.save(key, log).await
+        })
+    }
+
+    /// `key`'s journal: its whole entries, in order (none when there is none).
+    fn entries<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Vec<Vec<u8>>, CheckpointError>> {
+        Box::pin(async move {
+            let log = self.load(key).await?.unwrap_or_default();
+            Ok(super::frames::unframe(&log).0)
+        })
+    }
 }
 
 /// The default bound of one checkpoint: 256 MiB.
@@ -86,6 +111,8 @@ pub struct FileCheckpoints {
     dir: PathBuf,
     max_bytes: usize,
     sync: bool,
+    /// Journals appended to by this process (their torn tails, if any, cut off already).
+    appending: Arc<Mutex<HashSet<PathBuf>>>,
 }
 
 impl FileCheckpoints {
@@ -96,6 +123,7 @@ impl FileCheckpoints {
             dir: dir.into(),
             max_bytes: DEFAULT_MAX_CHECKPOINT_BYTES,
             sync: true,
+            appending: Arc::default(),
         }
     }
 
@@ -262,7 +290,12 @@ impl CheckpointStore for FileCheckpoints {
     fn remove<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), CheckpointError>> {
         Box::pin(async move {
             let path = self.path(key);
-            for p in [path.with_extension("ckpt.prev"), path] {
+            let journal = path.with_extension("journal");
+            self.appending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&journal);
+            for p in [path.with_extension("ckpt.prev"), journal, path] {
                 match std::fs::remove_file(&p) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -270,6 +303,59 @@ impl CheckpointStore for FileCheckpoints {
                 }
             }
             Ok(())
+        })
+    }
+
+    fn append<'a>(
+        &'a self,
+        key: &'a str,
+        entry: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), CheckpointError>> {
+        Box::pin(async move {
+            if entry.len() > self.max_bytes {
+                return Err(CheckpointError::TooLarge {
+                    len: entry.len(),
+                    max: self.max_bytes,
+                });
+            }
+            let path = self.path(key).with_extension("journal");
+            let trim = self
+                .appending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.clone());
+            let (dir, sync) = (self.dir.clone(), self.sync);
+            let inline = !sync && !trim && entry.len() <= INLINE_WRITE_BYTES;
+            let write = move || {
+                let appended = super::frames::append_file(&path, &entry, sync, trim);
+                match appended {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        std::fs::create_dir_all(&dir)
+                            .and_then(|()| super::frames::append_file(&path, &entry, sync, trim))
+                    }
+                    other => other,
+                }
+                .map_err(io_err("append to", &path))
+            };
+            if inline {
+                return write();
+            }
+            tokio::task::spawn_blocking(write)
+                .await
+                .map_err(|e| io_err("append to", &self.dir)(std::io::Error::other(e)))?
+        })
+    }
+
+    fn entries<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Vec<Vec<u8>>, CheckpointError>> {
+        Box::pin(async move {
+            let path = self.path(key).with_extension("journal");
+            let read = tokio::task::spawn_blocking(move || match std::fs::read(&path) {
+                Ok(log) => Ok(super::frames::unframe(&log).0),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+                Err(e) => Err(io_err("read", &path)(e)),
+            });
+            read.await
+                .map_err(|e| io_err("read", &self.dir)(std::io::Error::other(e)))?
         })
     }
 }
