@@ -66,6 +66,7 @@ mod options;
 mod progress;
 mod retry;
 mod run;
+mod sample_events;
 mod sample_run;
 mod watch;
 pub use eval_set::{EvalSetOptions, EvalSetRun, eval_set};

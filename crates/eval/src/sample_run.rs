@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use actuator_agent::RunContext;
 use actuator_agent::checkpoint::{Checkpoints, DirectoryPart};
+
+use crate::sample_events::EventsPart;
 use actuator_events::{Event, EventSink, Score, ScoreEvent, unix_now};
 use actuator_model::{ModelUsage, new_id};
 use actuator_multi::TaskState;
@@ -169,8 +171,10 @@ async fn attempt_sample(
             .with_key(format!("{task_id}/{id}/{epoch}"))
             .keep_finished()
     });
-    // Its sandbox's files, when they are on this host, are part of each checkpoint.
+    // Its events, and its sandbox's files when they are on this host, are part of each
+    // checkpoint.
     let checkpoints = checkpoints.map(|c| {
+        let c = c.part(Arc::new(EventsPart::new(log.clone())));
         match sandbox
             .as_ref()
             .and_then(|s| s.sandbox().files_on_host().map(std::path::Path::to_owned))

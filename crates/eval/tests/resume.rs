@@ -286,6 +286,24 @@ async fn killed_mid_sample_and_resumed_from_checkpoints() {
                 .filter(|(_, (_, ok))| *ok)
                 .map(|(k, _)| format!("{k}\n"))
                 .collect();
+            // Its events hold each step that ran, before the crash as well as after (the
+            // checkpoints carried the earlier ones).
+            if s.attempt == Some(SampleAttempt::Resume) {
+                let mut evented: Vec<i64> = s
+                    .events
+                    .iter()
+                    .filter(|e| e["event"] == "tool" && e["function"] == "step")
+                    .filter_map(|e| e["arguments"]["k"].as_i64())
+                    .collect();
+                evented.sort_unstable();
+                let ran: Vec<i64> = results
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, ok))| *ok)
+                    .map(|(k, _)| k as i64)
+                    .collect();
+                assert_eq!(evented, ran, "sample {}'s tool events (seed {seed})", s.id);
+            }
             let last_ok = results
                 .iter()
                 .rev()

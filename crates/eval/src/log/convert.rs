@@ -37,6 +37,23 @@ impl StampedLog {
     pub(crate) fn take(&self) -> Vec<(f64, Event)> {
         std::mem::take(&mut *self.events.lock().unwrap_or_else(PoisonError::into_inner))
     }
+
+    /// The events from the `from`th on (copies), and how many there are in all.
+    pub(crate) fn since(&self, from: usize) -> (Vec<(f64, Event)>, usize) {
+        let events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        (
+            events.get(from..).unwrap_or_default().to_vec(),
+            events.len(),
+        )
+    }
+
+    /// Puts `earlier` (events of an attempt before this one) before the events so far; how
+    /// many there are now.
+    pub(crate) fn restore(&self, earlier: Vec<(f64, Event)>) -> usize {
+        let mut events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        events.splice(0..0, earlier);
+        events.len()
+    }
 }
 
 impl EventSink for StampedLog {
