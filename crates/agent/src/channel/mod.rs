@@ -19,7 +19,7 @@ use crate::context::RunContext;
 use actuator_events::LimitExceeded;
 
 #[cfg(unix)]
-mod socket;
+pub mod socket;
 #[cfg(unix)]
 pub use socket::{ChannelServer, MAX_LINE_BYTES, serve_unix};
 
