@@ -30,6 +30,9 @@
 //! `--quick`) and N interleaved runs of the per-turn figures (default 300, 30 with `--quick`);
 //! a few seconds in all. The temporary directory is `TMPDIR`'s (`/tmp`).
 
+mod w5;
+use w5::Recorder;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -39,11 +42,8 @@ use actuator_agent::checkpoint::{
 };
 use actuator_agent::limits::turn_limit;
 use actuator_agent::{RunContext, RunOptions, react};
-use actuator_model::{
-    BoxFuture, ChatMessage, FunctionModel, Model, ModelError, ModelOutput, ModelUsage, ToolCall,
-};
+use actuator_model::{BoxFuture, ChatMessage, FunctionModel, Model, ModelError, ModelOutput};
 use actuator_tool_core::ToolInfo;
-use actuator_tool_macros::tool;
 use serde_json::json;
 
 /// The conversation the figures are taken at.
@@ -57,45 +57,9 @@ const RUN_TOOL_TURNS: usize = 11;
 /// and the run's own.
 const SUBMIT_AFTER: usize = (SEEDED - 2) / 2 + RUN_TOOL_TURNS;
 
-/// The state of one agent's `add` tool: when each call ran.
-struct Recorder {
-    stamps: Mutex<Vec<Instant>>,
-}
-
-impl Recorder {
-    /// Add two integers.
-    ///
-    /// # Arguments
-    /// * `x` - First addend.
-    /// * `y` - Second addend.
-    #[tool]
-    async fn add(&self, x: i64, y: i64) -> i64 {
-        if let Ok(mut stamps) = self.stamps.lock() {
-            stamps.push(Instant::now());
-        }
-        x + y
-    }
-}
-
-/// W5's mock model: `add` until `SUBMIT_AFTER` tool results exist, then `submit`.
+/// The mock model's policy: W5's, submitting after `SUBMIT_AFTER` tool results.
 fn script(input: &[ChatMessage], tools: &[Arc<ToolInfo>]) -> Result<ModelOutput, ModelError> {
-    let done = input.iter().filter(|m| m.as_tool().is_some()).count();
-    let has_submit = tools.iter().any(|t| t.name == "submit");
-    let call = |id: String, function: &str, args| {
-        ModelOutput::for_tool_calls("mockllm/model", "", vec![ToolCall::new(id, function, args)])
-    };
-    let out = if done < SUBMIT_AFTER {
-        call(format!("call_{done}"), "add", json!({"x": done, "y": 1}))
-    } else if has_submit {
-        call(
-            "call_submit".to_owned(),
-            "submit",
-            json!({"answer": done.to_string()}),
-        )
-    } else {
-        ModelOutput::from_content("mockllm/model", done.to_string())
-    };
-    Ok(out.with_usage(ModelUsage::new(10, 10)))
+    w5::script(input, tools, SUBMIT_AFTER)
 }
 
 /// A store in memory: what a checkpoint costs without the I/O (serialisation, copies).

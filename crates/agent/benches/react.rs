@@ -40,6 +40,9 @@
 #[path = "../../tool-core/benches/fixture/mod.rs"]
 mod fixture;
 
+mod w5;
+use w5::Recorder;
+
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,10 +52,9 @@ use actuator_agent::{RunContext, react};
 use actuator_events::{Event, EventSink, EventStream};
 use actuator_model::{
     BoxFuture, ChatMessage, FunctionModel, GenerateRequest, Model, ModelError, ModelOutput,
-    ModelUsage, ToolCall,
+    ToolCall,
 };
 use actuator_tool_core::ToolInfo;
-use actuator_tool_macros::tool;
 use serde_json::{Map, json};
 
 /// Tool turns per agent; the agent then submits, for 51 model turns.
@@ -60,45 +62,9 @@ const TOOL_TURNS: usize = 50;
 /// Model turns per agent.
 const MODEL_TURNS: usize = TOOL_TURNS + 1;
 
-/// The state of one agent's `add` tool: when each call ran.
-struct Recorder {
-    stamps: Mutex<Vec<Instant>>,
-}
-
-impl Recorder {
-    /// Add two integers.
-    ///
-    /// # Arguments
-    /// * `x` - First addend.
-    /// * `y` - Second addend.
-    #[tool]
-    async fn add(&self, x: i64, y: i64) -> i64 {
-        if let Ok(mut stamps) = self.stamps.lock() {
-            stamps.push(Instant::now());
-        }
-        x + y
-    }
-}
-
-/// The mock model's policy: `add` until 50 tool results exist, then `submit`.
+/// The mock model's policy: W5's, submitting after `TOOL_TURNS` tool results.
 fn script(input: &[ChatMessage], tools: &[Arc<ToolInfo>]) -> Result<ModelOutput, ModelError> {
-    let done = input.iter().filter(|m| m.as_tool().is_some()).count();
-    let has_submit = tools.iter().any(|t| t.name == "submit");
-    let call = |id: String, function: &str, args| {
-        ModelOutput::for_tool_calls("mockllm/model", "", vec![ToolCall::new(id, function, args)])
-    };
-    let out = if done < TOOL_TURNS {
-        call(format!("call_{done}"), "add", json!({"x": done, "y": 1}))
-    } else if has_submit {
-        call(
-            "call_submit".to_owned(),
-            "submit",
-            json!({"answer": done.to_string()}),
-        )
-    } else {
-        ModelOutput::from_content("mockllm/model", done.to_string())
-    };
-    Ok(out.with_usage(ModelUsage::new(10, 10)))
+    w5::script(input, tools, TOOL_TURNS)
 }
 
 /// A model that yields to the runtime once before each generation, like a network round trip.

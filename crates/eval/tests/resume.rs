@@ -11,7 +11,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actuator_agent::checkpoint::{Checkpoints, FileCheckpoints};
 use actuator_agent::react;
@@ -185,37 +185,12 @@ async fn killed_mid_sample_and_resumed_from_checkpoints() {
     for _ in 0..5 {
         let delay_ms = 100 + next() % 1100;
         let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "child_runs_the_stepping_task_when_asked",
-                "--nocapture",
-            ])
-            .env(CHILD_DIR, dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("stderr.txt")).unwrap())
-            .spawn()
-            .unwrap();
-        let logs = dir.path().join("logs");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let log = loop {
-            let found = std::fs::read_dir(&logs)
-                .ok()
-                .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())));
-            if let Some(found) = found {
-                break found;
-            }
-            let exited = child.try_wait().unwrap();
-            assert!(
-                exited.is_none() && Instant::now() < deadline,
-                "the child wrote no log ({exited:?}): {}",
-                std::fs::read_to_string(dir.path().join("stderr.txt")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        let log = common::kill_child_mid_run(
+            "child_runs_the_stepping_task_when_asked",
+            CHILD_DIR,
+            dir.path(),
+            Duration::from_millis(delay_ms),
+        );
 
         let crashed = read_eval_log(&log).unwrap();
         assert_eq!(

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actuator_eval::log::schema::{EvalSample, SampleAttempt};
 use actuator_eval::log::{RECOVERED_MESSAGE, recover_eval_log};
@@ -365,38 +365,12 @@ async fn killed_mid_run_and_retried() {
     // time, three 50 ms generations each): before the first flush, after one, after two.
     for delay_ms in [300, 1300, 2100] {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "child_runs_the_slow_task_when_asked",
-                "--nocapture",
-            ])
-            .env(CHILD_DIR, dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("stderr.txt")).unwrap())
-            .spawn()
-            .unwrap();
-        let logs = dir.path().join("logs");
-        // Wait for the log to exist, then let the run go on for the delay.
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let log = loop {
-            let found = std::fs::read_dir(&logs)
-                .ok()
-                .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())));
-            if let Some(found) = found {
-                break found;
-            }
-            let exited = child.try_wait().unwrap();
-            assert!(
-                exited.is_none() && Instant::now() < deadline,
-                "the child wrote no log ({exited:?}): {}",
-                std::fs::read_to_string(dir.path().join("stderr.txt")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        let log = common::kill_child_mid_run(
+            "child_runs_the_slow_task_when_asked",
+            CHILD_DIR,
+            dir.path(),
+            Duration::from_millis(delay_ms),
+        );
 
         let crashed = read_eval_log(&log).unwrap();
         assert_eq!(crashed.status, "started", "killed at {delay_ms} ms");

@@ -229,3 +229,44 @@ pub fn reference_read_all(logs: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
     );
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
+
+/// Runs this test binary's test `child_test` in a child process with `env_var` set to `dir`,
+/// waits (at most a minute) for the log it writes into `dir/logs`, lets it run `delay` more,
+/// and kills it with SIGKILL, as the machine or the OOM killer would. The log's path.
+pub fn kill_child_mid_run(
+    child_test: &str,
+    env_var: &str,
+    dir: &std::path::Path,
+    delay: std::time::Duration,
+) -> PathBuf {
+    use std::time::{Duration, Instant};
+    let stderr = dir.join("stderr.txt");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", child_test, "--nocapture"])
+        .env(env_var, dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let logs = dir.join("logs");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let log = loop {
+        let found = std::fs::read_dir(&logs)
+            .ok()
+            .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())));
+        if let Some(found) = found {
+            break found;
+        }
+        let exited = child.try_wait().unwrap();
+        assert!(
+            exited.is_none() && Instant::now() < deadline,
+            "the child wrote no log ({exited:?}): {}",
+            std::fs::read_to_string(&stderr).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(delay);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    log
+}
