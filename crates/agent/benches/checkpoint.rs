@@ -460,23 +460,7 @@ fn result(case: &str, value: f64, unit: &str) {
     println!("RESULT {row}");
 }
 
-/// Prints one `RESULT` line: median and 90th percentile (nearest rank) of `samples` seconds.
+/// Prints one `RESULT` line of `samples` seconds (see [`w5::emit`]).
 fn emit(case: &str, samples: &[f64], unit: &str) {
-    let scale = if unit == "ms" { 1e3 } else { 1e6 };
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = |q: f64| {
-        let r = ((q / 100.0 * sorted.len() as f64) + 0.4999999).round() as usize;
-        sorted[r.clamp(1, sorted.len()) - 1]
-    };
-    let row = json!({
-        "workload": "checkpoint",
-        "case": case,
-        "median": rank(50.0) * scale,
-        "p90": rank(90.0) * scale,
-        "min": sorted[0] * scale,
-        "runs": sorted.len(),
-        "unit": unit,
-    });
-    println!("RESULT {row}");
+    w5::emit("checkpoint", case, samples, unit);
 }

@@ -54,3 +54,25 @@ pub fn script(
     };
     Ok(out.with_usage(ModelUsage::new(10, 10)))
 }
+
+/// Prints one `RESULT` line of `workload`: the median and 90th percentile (nearest rank) of
+/// `samples` seconds, in `unit` (`ms`, else µs).
+pub fn emit(workload: &str, case: &str, samples: &[f64], unit: &str) {
+    let scale = if unit == "ms" { 1e3 } else { 1e6 };
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let r = ((q / 100.0 * sorted.len() as f64) + 0.4999999).round() as usize;
+        sorted[r.clamp(1, sorted.len()) - 1]
+    };
+    let row = json!({
+        "workload": workload,
+        "case": case,
+        "median": rank(50.0) * scale,
+        "p90": rank(90.0) * scale,
+        "min": sorted[0] * scale,
+        "runs": sorted.len(),
+        "unit": unit,
+    });
+    println!("RESULT {row}");
+}
