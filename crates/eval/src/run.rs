@@ -1,12 +1,10 @@
 //! `eval`: every sample of a task, concurrently, into a log, with metrics at the end.
 
-use actuator_agent::checkpoint::Checkpoints;
-use actuator_tool_core::ErrorChain;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use actuator_agent::checkpoint::Checkpoints;
 use actuator_events::unix_now;
-use actuator_model::{ModelUsage, new_id};
+use actuator_model::new_id;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
@@ -18,17 +16,15 @@ use crate::log::schema::{
     EvalDataset, EvalErrorInfo, EvalLog, EvalPlan, EvalResults, EvalScore, EvalSpec, EvalStats,
 };
 use crate::options::{EvalOptions, StopSignal};
+use crate::previous::Previous;
 use crate::progress::Progress;
-use crate::retry::Previous;
-use crate::sample_run::{SampleOptions, SampleOutcome, add_usage, run_sample, usage_json};
+use crate::sample_run::{SampleOptions, run_sample, usage_json};
 use crate::scorer::Metric;
+use crate::tally::{SampleError, Tally};
 use crate::task::Task;
 use crate::watch::RunWatch;
 use actuator_sandbox::SandboxHandle;
-
-/// The samples' errors an [`EvalRun`] keeps (the first ones); the rest are counted, and every
-/// one is in the log.
-pub const MAX_KEPT_ERRORS: usize = 100;
+use actuator_tool_core::ErrorChain;
 
 /// What an evaluation produced: the log's header (status, results, stats), where the log is,
 /// and the samples' errors. The samples are in the log file
@@ -49,32 +45,10 @@ pub struct EvalRun {
     pub log: EvalLog,
     /// The log file.
     pub location: Option<PathBuf>,
-    /// The samples' errors in the order they happened: the first [`MAX_KEPT_ERRORS`].
+    /// The samples' errors in the order they happened: the first [`MAX_KEPT_ERRORS`](crate::MAX_KEPT_ERRORS).
     pub errors: Vec<SampleError>,
     /// How many samples failed (all of them, kept in [`errors`](Self::errors) or not).
     pub error_count: usize,
-}
-
-/// A sample's error: which sample, which epoch, and the full message (the log's `error`).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct SampleError {
-    /// The sample's id.
-    pub id: crate::SampleId,
-    /// The epoch (from 1).
-    pub epoch: u32,
-    /// What went wrong, with its causes.
-    pub message: String,
-}
-
-impl std::fmt::Display for SampleError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "sample {} (epoch {}): {}",
-            self.id, self.epoch, self.message
-        )
-    }
 }
 
 impl std::fmt::Display for EvalRun {
@@ -215,48 +189,6 @@ fn spec(
                 .collect(),
         ),
         sandbox: task.sandbox_spec.clone(),
-    }
-}
-
-pub(crate) struct Tally {
-    values: Vec<Vec<f64>>,
-    unscored: Vec<usize>,
-    completed: usize,
-    errors: usize,
-    usage: BTreeMap<String, ModelUsage>,
-    /// The first samples' errors ([`MAX_KEPT_ERRORS`]).
-    kept: Vec<SampleError>,
-}
-
-impl Tally {
-    pub(crate) fn add(&mut self, outcome: &SampleOutcome) {
-        if outcome.failed {
-            self.errors += 1;
-            if self.kept.len() < MAX_KEPT_ERRORS
-                && let Some(error) = &outcome.entry.error
-            {
-                self.kept.push(SampleError {
-                    id: outcome.entry.id.clone(),
-                    epoch: outcome.entry.epoch,
-                    message: error.message.clone(),
-                });
-            }
-        } else {
-            self.completed += 1;
-        }
-        for (i, score) in outcome.scores.iter().enumerate() {
-            match score {
-                Some(s) => self.values[i].push(s.as_f64()),
-                None => self.unscored[i] += 1,
-            }
-        }
-        for (model, u) in &outcome.usage {
-            add_usage(self.usage.entry(model.clone()).or_default(), u);
-        }
-    }
-
-    pub(crate) fn tokens(&self) -> u64 {
-        self.usage.values().map(|u| u.total_tokens).sum()
     }
 }
 
@@ -415,14 +347,7 @@ pub(crate) async fn run_eval(
     let stop = options.stop.clone();
     // In place before the first sample starts; gone when the evaluation ends.
     let _ctrl_c = options.ctrl_c.then(|| CtrlC::listen(&stop));
-    let mut tally = Tally {
-        values: vec![Vec::new(); task.scorers.len()],
-        unscored: vec![0; task.scorers.len()],
-        completed: 0,
-        errors: 0,
-        usage: BTreeMap::new(),
-        kept: Vec::new(),
-    };
+    let mut tally = Tally::new(task.scorers.len());
     if let Some(previous) = previous {
         let names: Vec<String> = scorers.iter().map(|(name, _)| name.clone()).collect();
         previous.write_kept(&names, &mut tally, progress, writer.as_mut())?;

@@ -4,12 +4,12 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use serde_json::Value;
 use zip::ZipArchive;
 
 use crate::error::LogError;
 use crate::error::{format_err, io, zip_err};
 use crate::log::pool::resolve_events_data;
+use crate::log::salvage::started_log;
 use crate::log::schema::{EvalLog, EvalSample};
 
 /// Reads a log either format, with its samples in id and epoch order.
@@ -30,19 +30,6 @@ pub fn read_eval_log(path: impl AsRef<Path>) -> Result<EvalLog, LogError> {
     samples.sort_by(|a, b| (&a.id, a.epoch).cmp(&(&b.id, b.epoch)));
     log.samples = Some(samples);
     Ok(log)
-}
-
-/// The header of an unfinished `.eval` log from its `_journal/start.json` body: status
-/// `started`, no results, empty times.
-pub(crate) fn started_log(path: &Path, body: &[u8]) -> Result<EvalLog, LogError> {
-    let mut start: serde_json::Map<String, Value> =
-        serde_json::from_slice(body).map_err(|e| format_err(path, e))?;
-    start.insert("status".into(), "started".into());
-    start.insert(
-        "stats".into(),
-        serde_json::json!({"started_at": "", "completed_at": ""}),
-    );
-    serde_json::from_value::<EvalLog>(Value::Object(start)).map_err(|e| format_err(path, e))
 }
 
 /// What [`for_each_sample`] found of a log besides its samples.

@@ -10,8 +10,9 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use serde_json::Value;
+
 use crate::error::{LogError, format_err, io};
-use crate::log::read::started_log;
 use crate::log::schema::{EvalLog, EvalSample};
 
 /// The most one entry may hold once inflated: a bound on what a damaged or hostile file can
@@ -70,4 +71,17 @@ fn next_entry(reader: &mut BufReader<File>) -> Option<(String, Vec<u8>)> {
         .read_to_end(&mut body)
         .ok()?;
     (read as u64 <= MAX_ENTRY_BYTES).then_some((name, body))
+}
+
+/// The header of an unfinished `.eval` log from its `_journal/start.json` body: status
+/// `started`, no results, empty times.
+pub(crate) fn started_log(path: &Path, body: &[u8]) -> Result<EvalLog, LogError> {
+    let mut start: serde_json::Map<String, Value> =
+        serde_json::from_slice(body).map_err(|e| format_err(path, e))?;
+    start.insert("status".into(), "started".into());
+    start.insert(
+        "stats".into(),
+        serde_json::json!({"started_at": "", "completed_at": ""}),
+    );
+    serde_json::from_value::<EvalLog>(Value::Object(start)).map_err(|e| format_err(path, e))
 }
