@@ -12,7 +12,7 @@ use crate::task::Task;
 /// or whose process died (the reference's `eval_retry`): every sample that run finished is
 /// kept as it was, and only the others run (those that failed, were cancelled, or never
 /// started). The new log has every sample once, each marked with the attempt that produced
-/// it ([`SampleAttempt`]; a sample run again also keeps its earlier error first in
+/// it ([`SampleAttempt`](crate::log::schema::SampleAttempt); a sample run again also keeps its earlier error first in
 /// `error_retries`), and results over all of them. It is written to the options' log
 /// directory, or beside `log` when they name none; `log` itself is left as it was.
 ///
