@@ -5,12 +5,14 @@
 //!   [`OnContinue`], [`ContextOverflow`], [`ReactModel`]);
 //! - `builder`: [`react`] and [`ReactBuilder`];
 //! - `submit`: the submit tool and its removal from the final conversation;
-//! - `agent`: [`ReactAgent`] and its loop.
+//! - `agent`: [`ReactAgent`]; `steps`: its loop; `turn`: one turn's generation.
 
 mod agent;
 mod builder;
 mod config;
+mod steps;
 mod submit;
+mod turn;
 
 pub use agent::ReactAgent;
 pub use builder::{ReactBuilder, react};
