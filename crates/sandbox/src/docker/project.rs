@@ -273,40 +273,55 @@ impl ComposeProject {
     }
 
     async fn start(&mut self, timeout: Duration) -> Result<(), DockerError> {
-        // Compose's own wait is longer than ours, so the deadline is always this one (the
-        // CLI killed, a Timeout error), as in the reference.
-        let mut up = self.args(["up", "--detach", "--wait", "--wait-timeout"]);
-        up.push((timeout.as_secs() + 2).to_string().into());
-        let out = cli::run(&up, timeout).await?;
-        // As in the reference, `up --wait` failing is not yet an error: it also fails when a
-        // service exits successfully. What counts is that the default service runs.
-        self.containers = self.ps().await?;
-        let state = match self.container(&self.default_service) {
-            None => "missing".to_owned(),
-            // A health check that has not passed (`starting`, `unhealthy`) is not ready.
-            Some(c) if c.state == "running" && !matches!(c.health.as_str(), "" | "healthy") => {
-                format!("running, {}", c.health)
+        let deadline = std::time::Instant::now() + timeout;
+        let mut built_again = false;
+        loop {
+            let timeout = deadline.saturating_duration_since(std::time::Instant::now());
+            // Compose's own wait is longer than ours, so the deadline is always this one (the
+            // CLI killed, a Timeout error), as in the reference.
+            let mut up = self.args(["up", "--detach", "--wait", "--wait-timeout"]);
+            up.push((timeout.as_secs() + 2).to_string().into());
+            let out = cli::run(&up, timeout).await?;
+            // As in the reference, `up --wait` failing is not yet an error: it also fails when
+            // a service exits successfully. What counts is that the default service runs.
+            self.containers = self.ps().await?;
+            let state = match self.container(&self.default_service) {
+                None => "missing".to_owned(),
+                // A health check that has not passed (`starting`, `unhealthy`) is not ready.
+                Some(c) if c.state == "running" && !matches!(c.health.as_str(), "" | "healthy") => {
+                    format!("running, {}", c.health)
+                }
+                Some(c) => c.state.clone(),
+            };
+            if state == "running" {
+                return Ok(());
             }
-            Some(c) => c.state.clone(),
-        };
-        if state == "running" {
-            return Ok(());
+            // Projects built from the same files share the image the builder's cache gives
+            // them: one taken down (`--rmi local`) while another tags it removes it under
+            // the other's build. Built again, once, it is the other's own.
+            let image_gone = [&out.stdout, &out.stderr]
+                .iter()
+                .any(|t| t.contains("failed to get digest") || t.contains("No such image"));
+            if image_gone && !built_again && !timeout.is_zero() {
+                built_again = true;
+                continue;
+            }
+            if !out.success
+                && let Some(e) = cli::diagnose().await
+            {
+                return Err(e);
+            }
+            let mut output = out.stderr;
+            if !out.stdout.trim().is_empty() {
+                output = format!("{}\n{output}", out.stdout.trim());
+            }
+            return Err(DockerError::NotRunning {
+                project: self.name.clone(),
+                service: self.default_service.clone(),
+                state,
+                output,
+            });
         }
-        if !out.success
-            && let Some(e) = cli::diagnose().await
-        {
-            return Err(e);
-        }
-        let mut output = out.stderr;
-        if !out.stdout.trim().is_empty() {
-            output = format!("{}\n{output}", out.stdout.trim());
-        }
-        Err(DockerError::NotRunning {
-            project: self.name.clone(),
-            service: self.default_service.clone(),
-            state,
-            output,
-        })
     }
 
     /// The project's name (`actuator-{task}-i{id}`).
