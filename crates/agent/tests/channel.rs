@@ -523,6 +523,12 @@ async fn an_operator_in_another_process_steps_in_over_the_socket() {
     assert_eq!(mode, 0o600, "the socket is its owner's only");
     // A file already there is never replaced.
     assert!(actuator_agent::channel::serve_unix(channel.clone(), &path).is_err());
+    // The private directory the socket was made in is gone, after success and failure.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["agent.sock"]);
 
     let started = Arc::new(tokio::sync::Notify::new());
     let agent = react()

@@ -14,8 +14,9 @@
 //! `{"op": "question", "id": 1, "message": "…", "schema": {…}}` and
 //! `{"op": "notice", "message": "…"}` (to one connected operator: the first to read it).
 //!
-//! The socket is created with mode `0600` (its owner only), and an existing file at its path
-//! is never replaced: put it in a directory only its owner can write.
+//! The socket is made with mode `0600` (its owner only) in a private directory and then linked
+//! into place, so it is never reachable by others, whatever the umask; an existing file at
+//! its path is never replaced. Put it in a directory only its owner can write.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -69,11 +70,21 @@ impl Drop for ChannelServer {
 /// its mode cannot be set; no runtime is running.
 pub fn serve_unix(channel: AgentChannel, path: impl AsRef<Path>) -> std::io::Result<ChannelServer> {
     let path = path.as_ref().to_owned();
-    let listener = UnixListener::bind(&path)?;
-    if let Err(e) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {
-        let _ = std::fs::remove_file(&path);
-        return Err(e);
-    }
+    // Made in a directory of its own (mode 0700) and given its mode there, then linked into
+    // place: at `path` it is never, even for a moment, a socket others may connect to
+    // (whatever the umask), and `link` never replaces a file that is there.
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let private = tempfile::Builder::new()
+        .prefix(".actuator-socket-")
+        .tempdir_in(&parent)?;
+    let made = private.path().join("socket");
+    let listener = UnixListener::bind(&made)?;
+    std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o600))?;
+    std::fs::hard_link(&made, &path)?;
+    drop(private);
     let task = tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             tokio::spawn(connection(channel.clone(), stream));
