@@ -253,6 +253,34 @@ fn load_file(path: &Path) -> Result<Option<Vec<u8>>, CheckpointError> {
     Ok(None)
 }
 
+impl FileCheckpoints {
+    fn check_size(&self, len: usize) -> Result<(), CheckpointError> {
+        if len > self.max_bytes {
+            return Err(CheckpointError::TooLarge {
+                len,
+                max: self.max_bytes,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Runs the file work `f` on a blocking thread, or here when `inline` (a small unsynced
+/// write, cheaper than the hand-off); a thread that panicked is an I/O error on `path`.
+async fn off_thread<T: Send + 'static>(
+    inline: bool,
+    action: &'static str,
+    path: PathBuf,
+    f: impl FnOnce() -> Result<T, CheckpointError> + Send + 'static,
+) -> Result<T, CheckpointError> {
+    if inline {
+        return f();
+    }
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| io_err(action, &path)(std::io::Error::other(e)))?
+}
+
 impl CheckpointStore for FileCheckpoints {
     fn save<'a>(
         &'a self,
@@ -260,30 +288,20 @@ impl CheckpointStore for FileCheckpoints {
         record: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), CheckpointError>> {
         Box::pin(async move {
-            if record.len() > self.max_bytes {
-                return Err(CheckpointError::TooLarge {
-                    len: record.len(),
-                    max: self.max_bytes,
-                });
-            }
+            self.check_size(record.len())?;
             let (dir, path, sync) = (self.dir.clone(), self.path(key), self.sync);
-            if !sync && record.len() <= INLINE_WRITE_BYTES {
-                return save_file(&dir, &path, &record, false);
-            }
-            let path_for_err = path.clone();
-            tokio::task::spawn_blocking(move || save_file(&dir, &path, &record, sync))
-                .await
-                .map_err(|e| io_err("write", &path_for_err)(std::io::Error::other(e)))?
+            let inline = !sync && record.len() <= INLINE_WRITE_BYTES;
+            off_thread(inline, "write", path.clone(), move || {
+                save_file(&dir, &path, &record, sync)
+            })
+            .await
         })
     }
 
     fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, CheckpointError>> {
         Box::pin(async move {
             let path = self.path(key);
-            let path_for_err = path.clone();
-            tokio::task::spawn_blocking(move || load_file(&path))
-                .await
-                .map_err(|e| io_err("read", &path_for_err)(std::io::Error::other(e)))?
+            off_thread(false, "read", path.clone(), move || load_file(&path)).await
         })
     }
 
@@ -312,12 +330,7 @@ impl CheckpointStore for FileCheckpoints {
         entry: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), CheckpointError>> {
         Box::pin(async move {
-            if entry.len() > self.max_bytes {
-                return Err(CheckpointError::TooLarge {
-                    len: entry.len(),
-                    max: self.max_bytes,
-                });
-            }
+            self.check_size(entry.len())?;
             let path = self.path(key).with_extension("journal");
             let trim = self
                 .appending
@@ -326,6 +339,7 @@ impl CheckpointStore for FileCheckpoints {
                 .insert(path.clone());
             let (dir, sync) = (self.dir.clone(), self.sync);
             let inline = !sync && !trim && entry.len() <= INLINE_WRITE_BYTES;
+            let journal = path.clone();
             let write = move || {
                 let appended = super::frames::append_file(&path, &entry, sync, trim);
                 match appended {
@@ -337,25 +351,21 @@ impl CheckpointStore for FileCheckpoints {
                 }
                 .map_err(io_err("append to", &path))
             };
-            if inline {
-                return write();
-            }
-            tokio::task::spawn_blocking(write)
-                .await
-                .map_err(|e| io_err("append to", &self.dir)(std::io::Error::other(e)))?
+            off_thread(inline, "append to", journal, write).await
         })
     }
 
     fn entries<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Vec<Vec<u8>>, CheckpointError>> {
         Box::pin(async move {
             let path = self.path(key).with_extension("journal");
-            let read = tokio::task::spawn_blocking(move || match std::fs::read(&path) {
-                Ok(log) => Ok(super::frames::unframe(&log).0),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-                Err(e) => Err(io_err("read", &path)(e)),
-            });
-            read.await
-                .map_err(|e| io_err("read", &self.dir)(std::io::Error::other(e)))?
+            off_thread(false, "read", path.clone(), move || {
+                match std::fs::read(&path) {
+                    Ok(log) => Ok(super::frames::unframe(&log).0),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+                    Err(e) => Err(io_err("read", &path)(e)),
+                }
+            })
+            .await
         })
     }
 }
