@@ -86,16 +86,26 @@ struct Counts {
 }
 
 fn agent(counts: &Counts) -> actuator_agent::react::ReactAgent {
+    agent_with(counts, false)
+}
+
+/// The agent, its `slow` tool declared idempotent or not.
+fn agent_with(counts: &Counts, idempotent_slow: bool) -> actuator_agent::react::ReactAgent {
+    let slow = counting(
+        "slow",
+        counts.slow.clone(),
+        true,
+        counts.slow_started.clone(),
+    );
     react()
         .no_prompt()
         .tools([
             counting("fast", counts.fast.clone(), false, Arc::default()),
-            counting(
-                "slow",
-                counts.slow.clone(),
-                true,
-                counts.slow_started.clone(),
-            ),
+            if idempotent_slow {
+                slow.as_idempotent()
+            } else {
+                slow
+            },
         ])
         .model(model())
         .build()
@@ -104,12 +114,19 @@ fn agent(counts: &Counts) -> actuator_agent::react::ReactAgent {
 
 /// Runs until `slow` has started, then drops the run (as a killed process stops).
 async fn run_until_slow_starts(counts: &Counts, checkpoints: &Checkpoints) {
-    let agent = agent(counts);
+    run_until_slow_starts_with(&agent(counts), counts, checkpoints).await;
+}
+
+async fn run_until_slow_starts_with(
+    agent: &actuator_agent::react::ReactAgent,
+    counts: &Counts,
+    checkpoints: &Checkpoints,
+) {
     let options = RunOptions::new()
         .resource(checkpoints.clone())
         .limits([turn_limit(10)]);
     tokio::select! {
-        _ = run(&agent, "Go.", options) => panic!("the run finished before it was stopped"),
+        _ = run(agent, "Go.", options) => panic!("the run finished before it was stopped"),
         () = counts.slow_started.notified() => {}
     }
 }
@@ -325,38 +342,14 @@ async fn a_call_of_an_idempotent_tool_cut_off_by_the_crash_runs_again_and_the_ot
     let store: Arc<dyn CheckpointStore> = Arc::new(FileCheckpoints::new(dir.path()));
     let counts = counts();
     // `slow` is declared idempotent: reading it again does no harm.
-    let idempotent_agent = |counts: &Counts| {
-        react()
-            .no_prompt()
-            .tools([
-                counting("fast", counts.fast.clone(), false, Arc::default()),
-                counting(
-                    "slow",
-                    counts.slow.clone(),
-                    true,
-                    counts.slow_started.clone(),
-                )
-                .as_idempotent(),
-            ])
-            .model(model())
-            .build()
-            .unwrap()
-    };
     let checkpoints = Checkpoints::new(store.clone(), "idempotent");
-    let first = idempotent_agent(&counts);
-    tokio::select! {
-        _ = run(&first, "Go.", RunOptions::new().resource(checkpoints.clone()).limits([turn_limit(10)])) => {
-            panic!("the run finished before it was stopped")
-        }
-        () = counts.slow_started.notified() => {}
-    }
-    drop(first);
+    run_until_slow_starts_with(&agent_with(&counts, true), &counts, &checkpoints).await;
 
     let again = Checkpoints::new(store.clone(), "idempotent");
     let out = tokio::time::timeout(
         Duration::from_secs(30),
         run(
-            &idempotent_agent(&counts),
+            &agent_with(&counts, true),
             "Go.",
             RunOptions::new()
                 .resource(again.clone())
