@@ -191,6 +191,13 @@ async fn a_resumed_run_finds_the_files_as_they_were_and_nothing_is_followed_out(
         );
     }
 
+    // After the checkpoint, the sandbox swapped a file the restore writes for a link to the
+    // host's secret, and a directory for a link to the host's tree.
+    std::fs::remove_file(work.join("a.txt")).unwrap();
+    std::os::unix::fs::symlink(&secret, work.join("a.txt")).unwrap();
+    std::fs::remove_dir_all(work.join("d")).unwrap();
+    std::os::unix::fs::symlink(root.path(), work.join("d")).unwrap();
+
     // "A new process": the files go back to the checkpoint taken before `slow` ran.
     let again = checkpoints();
     let out = tokio::time::timeout(
@@ -209,6 +216,15 @@ async fn a_resumed_run_finds_the_files_as_they_were_and_nothing_is_followed_out(
     assert_eq!(out.state.output().completion(), "done");
     assert_eq!(again.resumed().unwrap().in_flight.len(), 1);
     assert_eq!(std::fs::read_to_string(work.join("a.txt")).unwrap(), "one");
+    assert!(
+        std::fs::symlink_metadata(work.join("a.txt")).unwrap().is_file()
+            && std::fs::symlink_metadata(work.join("d")).unwrap().is_dir(),
+        "the planted links are replaced, not written through"
+    );
+    assert!(
+        !root.path().join("e").exists(),
+        "nothing was made through the link to the host's tree"
+    );
     assert!(
         !work.join("partial.txt").exists(),
         "the interrupted call's half is undone"
