@@ -217,7 +217,9 @@ async fn a_resumed_run_finds_the_files_as_they_were_and_nothing_is_followed_out(
     assert_eq!(again.resumed().unwrap().in_flight.len(), 1);
     assert_eq!(std::fs::read_to_string(work.join("a.txt")).unwrap(), "one");
     assert!(
-        std::fs::symlink_metadata(work.join("a.txt")).unwrap().is_file()
+        std::fs::symlink_metadata(work.join("a.txt"))
+            .unwrap()
+            .is_file()
             && std::fs::symlink_metadata(work.join("d")).unwrap().is_dir(),
         "the planted links are replaced, not written through"
     );
