@@ -7,7 +7,7 @@ use std::time::Duration;
 use actuator_agent::AgentChannel;
 use actuator_agent::checkpoint::Checkpoints;
 use actuator_events::EventSink;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::sample::SampleId;
 use tokio::sync::watch;
@@ -129,6 +129,9 @@ pub struct EvalOptions {
     pub operator: Option<OperatorFor>,
     /// Checkpoints each sample's run (see [`EvalOptions::checkpoints`]).
     pub checkpoints: Option<Checkpoints>,
+    /// The arguments the task was made with, recorded in the log (see
+    /// [`EvalOptions::task_args`]).
+    pub task_args: Map<String, Value>,
 }
 
 /// Gives a sample (its id and epoch) an operator's channel, or none.
@@ -145,6 +148,7 @@ impl std::fmt::Debug for EvalOptions {
             .field("log_format", &self.log_format)
             .field("operator", &self.operator.is_some())
             .field("checkpoints", &self.checkpoints)
+            .field("task_args", &self.task_args)
             .field("log_buffer", &self.log_buffer)
             .field("progress", &self.progress)
             .field("stop", &self.stop)
@@ -174,6 +178,7 @@ impl Default for EvalOptions {
             events: None,
             operator: None,
             checkpoints: None,
+            task_args: Map::new(),
         }
     }
 }
@@ -182,6 +187,24 @@ impl EvalOptions {
     /// Default options.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Records the arguments the task was made with in the log's `eval.task_args`, as the
+    /// reference records `-T key=value`. They change nothing in the run: the task is already
+    /// made. A program that makes tasks from arguments (as the `cli` module does) records
+    /// them so that a retry of the log can make the same task again.
+    ///
+    /// ```
+    /// use actuator_eval::EvalOptions;
+    /// let mut args = serde_json::Map::new();
+    /// args.insert("difficulty".into(), "hard".into());
+    /// let options = EvalOptions::new().task_args(args);
+    /// assert_eq!(options.task_args["difficulty"], "hard");
+    /// ```
+    #[must_use]
+    pub fn task_args(mut self, args: Map<String, Value>) -> Self {
+        self.task_args = args;
+        self
     }
 
     /// The model's name in the log, instead of the model the run used (see

@@ -167,6 +167,7 @@ fn spec(
         task: task.name.clone(),
         task_id: new_id().into_string(),
         task_version: 0,
+        task_args: options.task_args.clone(),
         solver: Some(task.solver_name.clone()),
         dataset: EvalDataset {
             name: task.dataset.name.clone(),

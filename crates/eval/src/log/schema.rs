@@ -48,6 +48,10 @@ pub struct EvalSpec {
     pub task_id: String,
     /// The task's version.
     pub task_version: u32,
+    /// The arguments the task was made with (the reference's `task_args`; the command line's
+    /// `-T key=value`), so that a retry can make the same task.
+    #[serde(default)]
+    pub task_args: Map<String, Value>,
     /// The solver's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver: Option<String>,
