@@ -57,6 +57,9 @@ pub use chain::{Chain, chain};
 mod task;
 pub use task::{SandboxFactory, Task};
 
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub mod cli;
 pub mod log;
 pub use log::{LogFormat, read_eval_log};
 
