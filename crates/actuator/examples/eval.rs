@@ -6,6 +6,8 @@
 //! eval,providers -- --model PROVIDER/MODEL` the agent runs on a real model. It exits non-zero
 //! when the evaluation did not succeed, printing the first sample's error.
 
+#[path = "support/arithmetic.rs"]
+mod arithmetic;
 mod support;
 
 use std::path::PathBuf;
@@ -14,88 +16,9 @@ use std::sync::Arc;
 
 use actuator::agent::react;
 use actuator::eval::scorers::{Location, MatchOptions, match_};
-use actuator::eval::{Dataset, EvalOptions, Sample, Task, eval};
-use actuator::model::{ChatMessage, FunctionModel, ModelOutput, ModelUsage, ToolCall};
+use actuator::eval::{EvalOptions, Task, eval};
 use actuator::multi::as_solver;
-use actuator::prelude::*;
-use serde_json::json;
-
-/// Add two integers.
-///
-/// # Arguments
-/// * `x` - First addend.
-/// * `y` - Second addend.
-#[tool]
-async fn add(x: i64, y: i64) -> i64 {
-    x + y
-}
-
-/// Multiply two integers.
-///
-/// # Arguments
-/// * `x` - First factor.
-/// * `y` - Second factor.
-#[tool]
-async fn multiply(x: i64, y: i64) -> Result<i64, ToolError> {
-    x.checked_mul(y)
-        .ok_or_else(|| ToolError::new("The product does not fit in 64 bits."))
-}
-
-/// A stand-in for a real model: it reads "What is X + Y?" or "What is X × Y?", calls the
-/// matching tool, then submits the tool's answer.
-fn arithmetic_model() -> FunctionModel {
-    FunctionModel::new("mockllm/model", |messages, _tools| {
-        let question = messages
-            .iter()
-            .find_map(|m| match m {
-                ChatMessage::User(u) => Some(u.content.text()),
-                _ => None,
-            })
-            .unwrap_or_default();
-        let numbers: Vec<i64> = question
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        let result = messages.iter().rev().find_map(|m| match m {
-            ChatMessage::Tool(t) if t.error.is_none() => Some(t.content.text()),
-            _ => None,
-        });
-        let (text, call) = match result {
-            Some(answer) => (
-                format!("The answer is {answer}."),
-                ToolCall::new("submit_1", "submit", json!({"answer": answer})),
-            ),
-            None => {
-                let tool = if question.contains('×') {
-                    "multiply"
-                } else {
-                    "add"
-                };
-                let args = json!({"x": numbers.first().copied().unwrap_or(0), "y": numbers.get(1).copied().unwrap_or(0)});
-                (
-                    format!("Let me {tool}."),
-                    ToolCall::new("call_1", tool, args),
-                )
-            }
-        };
-        let mut out = ModelOutput::for_tool_calls("mockllm/model", text, vec![call]);
-        out.usage = Some(ModelUsage::new(120, 18));
-        Ok(out)
-    })
-}
-
-fn dataset() -> Dataset {
-    let samples = (1..=20).map(|i: i64| {
-        let (x, y) = (i * 3, i + 4);
-        if i % 2 == 0 {
-            Sample::new(format!("What is {x} × {y}?"), (x * y).to_string())
-        } else {
-            Sample::new(format!("What is {x} + {y}?"), (x + y).to_string())
-        }
-        .with_id(i)
-    });
-    Dataset::new(samples).with_name("arithmetic")
-}
+use arithmetic::{add_tool, arithmetic_model, dataset, multiply_tool};
 
 const USAGE: &str = "usage: eval [--model PROVIDER/MODEL] [--log-dir DIR]";
 
@@ -114,7 +37,7 @@ async fn try_main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     if let Some(other) = args.positional.first().or(args.flags.first()) {
         return Err(format!("unknown argument {other}; {USAGE}").into());
     }
-    let model = args.model(|| Arc::new(arithmetic_model()))?;
+    let model = args.model(|| Arc::new(arithmetic_model(None)))?;
     let agent = react()
         .name("calculator")
         .tools([add_tool(), multiply_tool()])
@@ -122,7 +45,7 @@ async fn try_main() -> Result<ExitCode, Box<dyn std::error::Error>> {
         .build()?;
     let task = Task::new(
         "arithmetic",
-        dataset(),
+        dataset(20),
         Arc::new(as_solver(Arc::new(agent)).build()?),
     )
     .solver_name("react")
