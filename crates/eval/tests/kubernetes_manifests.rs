@@ -284,10 +284,18 @@ fn the_dockerfile_builds_and_installs_the_binary_the_jobs_run() {
         assert_eq!(container["image"], image.as_str());
         let program = container["command"][0].as_str().unwrap();
         let example = Path::new(program).file_name().unwrap().to_str().unwrap();
-        assert!(
-            dockerfile.contains(&format!("-p actuator --features eval --example {example}")),
-            "the Dockerfile does not build example {example}"
-        );
+        let features = dockerfile
+            .split_once("-p actuator --features ")
+            .and_then(|(_, rest)| rest.split_once(&format!(" --example {example} ")))
+            .map(|(features, _)| features.split(',').collect::<Vec<_>>())
+            .unwrap_or_else(|| panic!("the Dockerfile does not build example {example}"));
+        // Every feature the example requires is asked for, or on by default.
+        for feature in required_features(example) {
+            assert!(
+                features.contains(&feature.as_str()) || default_features().contains(&feature),
+                "the Dockerfile builds {example} without its feature {feature}"
+            );
+        }
         assert!(
             dockerfile.contains(&format!("COPY --from=build /{example} {program}\n")),
             "the Dockerfile does not install {program}"
@@ -301,4 +309,38 @@ fn the_dockerfile_builds_and_installs_the_binary_the_jobs_run() {
         .unwrap()
         .trim_end_matches('"');
     assert!(dockerfile.contains(&format!("FROM rust:{rust_version}-bookworm AS build")));
+}
+
+/// A line of the facade's manifest as a list of quoted names: `key = ["a", "b"]`.
+fn quoted_list(line: &str) -> Vec<String> {
+    line.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn facade_manifest() -> String {
+    std::fs::read_to_string(repo().join("crates/actuator/Cargo.toml")).unwrap()
+}
+
+/// The facade's default features.
+fn default_features() -> Vec<String> {
+    let manifest = facade_manifest();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("default = ["))
+        .unwrap();
+    quoted_list(line)
+}
+
+/// The `required-features` of the facade's example `name` (which must be declared).
+fn required_features(name: &str) -> Vec<String> {
+    let manifest = facade_manifest();
+    let mut lines = manifest.lines();
+    lines
+        .find(|l| *l == format!("name = \"{name}\""))
+        .unwrap_or_else(|| panic!("crates/actuator/Cargo.toml declares no example {name}"));
+    let line = lines.find(|l| l.starts_with("required-features")).unwrap();
+    quoted_list(line)
 }
