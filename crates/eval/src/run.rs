@@ -385,13 +385,16 @@ pub(crate) async fn run_eval(
     loop {
         let next = match grace_deadline {
             None => {
+                // The stop first: once given, the work stream ends (its gate), and that end
+                // must not read as a run that did all its samples.
                 tokio::select! {
-                    next = running.next() => next,
+                    biased;
                     () = stop.stopped() => {
                         grace_deadline = Some(tokio::time::Instant::now() + options.grace);
                         status = "cancelled";
                         continue;
                     }
+                    next = running.next() => next,
                 }
             }
             Some(deadline) => match tokio::time::timeout_at(deadline, running.next()).await {

@@ -113,3 +113,29 @@ async fn a_stopped_run_whose_grace_runs_out_keeps_the_samples_finished_before() 
     assert_eq!(read["header"]["status"], "cancelled");
     assert_eq!(distinct_samples(&read), completed);
 }
+
+#[tokio::test]
+async fn a_stop_given_as_the_only_running_sample_ends_is_cancelled_not_success() {
+    // One sample at a time: the stop comes as the only running sample ends, so the samples
+    // left are never started and the stream of work ends at once. That end must not read as
+    // a run that did everything (it did, one time in two, before the stop was checked first).
+    for round in 0..40 {
+        let stop = StopSignal::new();
+        let solver = Arc::new(Slow {
+            delay: Duration::ZERO,
+            finished: AtomicUsize::new(0),
+            stop_after: 3,
+            stop: stop.clone(),
+        });
+        let task = Task::new(
+            "stopped",
+            Dataset::new((1..=20).map(|i| Sample::new(format!("s{i}"), format!("s{i}")))),
+            solver,
+        );
+        let run = eval(&task, EvalOptions::new().max_samples(1).stop_signal(stop))
+            .await
+            .unwrap();
+        assert_eq!(run.log.status, "cancelled", "round {round}");
+        assert_eq!(run.log.results.unwrap().completed_samples, 3, "round {round}");
+    }
+}
