@@ -136,6 +136,10 @@ async fn a_stop_given_as_the_only_running_sample_ends_is_cancelled_not_success()
             .await
             .unwrap();
         assert_eq!(run.log.status, "cancelled", "round {round}");
-        assert_eq!(run.log.results.unwrap().completed_samples, 3, "round {round}");
+        assert_eq!(
+            run.log.results.unwrap().completed_samples,
+            3,
+            "round {round}"
+        );
     }
 }
