@@ -6,6 +6,7 @@
 #![cfg(all(feature = "cli", feature = "tools", feature = "macros"))]
 #![allow(clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
+#[allow(dead_code)] // only `needed` is used here
 mod cluster;
 
 use std::path::{Path, PathBuf};
