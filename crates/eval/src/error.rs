@@ -193,6 +193,24 @@ pub enum LogError {
         /// Why.
         reason: String,
     },
+    /// Two logs given to [`merge_logs`](crate::log::merge_logs) hold the same sample, and
+    /// neither supersedes the other (they are separate evaluations, not a log and its retry).
+    #[error(
+        "Cannot merge {first} and {second}: both hold sample {id} (epoch {epoch}), and a \
+         merged log holds each sample once. They are separate evaluations of the same samples \
+         (a shard run twice, or a copy of a log): merge only one of them (a retry made with \
+         eval_retry keeps its log's task id and supersedes it without this)"
+    )]
+    DuplicateSample {
+        /// The sample's id.
+        id: crate::sample::SampleId,
+        /// Its epoch.
+        epoch: u32,
+        /// The log it was first read from.
+        first: PathBuf,
+        /// The log that holds it again.
+        second: PathBuf,
+    },
 }
 
 /// Why an evaluation could not run or was stopped.

@@ -39,23 +39,33 @@ pub(super) fn merge(m: &ArgMatches) -> Result<Exit, CliError> {
     };
     let merged = merge_logs(&logs, &dir, format.unwrap_or(LogFormat::Eval))?;
     let path = if format.is_some() {
-        std::fs::rename(&merged, &out).map_err(|source| CliError::Io {
+        std::fs::rename(&merged.path, &out).map_err(|source| CliError::Io {
             path: out.clone(),
             source,
         })?;
         out
     } else {
-        merged
+        merged.path
     };
     let log = crate::log::read::read_log_header(&path)?;
+    for old in &merged.superseded {
+        print(&format!(
+            "left out {}: a later retry of it was merged\n",
+            old.display()
+        ));
+    }
     if log.status != "success" {
-        unfinished(&logs)?;
+        let merged_logs: Vec<&PathBuf> = logs
+            .iter()
+            .filter(|l| !merged.superseded.contains(l))
+            .collect();
+        unfinished(&merged_logs)?;
     }
     print(&format!(
         "merged {} logs of task '{}' ({} samples, {}): {}\n",
-        logs.len(),
+        logs.len() - merged.superseded.len(),
         log.eval.task,
-        log.eval.dataset.samples,
+        merged.samples,
         log.status,
         path.display()
     ));
@@ -64,7 +74,7 @@ pub(super) fn merge(m: &ArgMatches) -> Result<Exit, CliError> {
 
 /// Names, on stderr, each shard log that did not succeed and what to do about it.
 #[allow(clippy::print_stderr)] // what the person who ran the merge has to do next
-fn unfinished(logs: &[PathBuf]) -> Result<(), CliError> {
+fn unfinished(logs: &[&PathBuf]) -> Result<(), CliError> {
     for path in logs {
         let header = crate::log::read::read_log_header(path)?;
         if header.status != "success" {

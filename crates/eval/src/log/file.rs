@@ -187,6 +187,21 @@ impl LogWriter {
         self.buffer.len()
     }
 
+    /// The bytes of the samples recorded and not yet written (bodies and summaries).
+    pub(crate) fn buffered_bytes(&self) -> usize {
+        self.buffered_bytes
+    }
+
+    /// Removes what was written of the log (and a `.json` log's spool): for a log that must
+    /// not be left half made.
+    pub(crate) fn discard(mut self) {
+        if let Some((spool_path, spool, _)) = self.spool.take() {
+            drop(spool);
+            let _ = std::fs::remove_file(spool_path);
+        }
+        let _ = std::fs::remove_file(&self.path);
+    }
+
     /// Writes the buffered samples; when that fails, the file is as it was and the samples
     /// stay buffered.
     pub(crate) fn flush(&mut self) -> Result<(), LogError> {

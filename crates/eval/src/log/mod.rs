@@ -14,7 +14,7 @@ pub mod schema;
 mod zip_append;
 
 pub use file::LogFormat;
-pub use merge::merge_logs;
+pub use merge::{MergedLog, merge_logs};
 pub use read::read_eval_log;
 pub use recover::{RECOVERED_MESSAGE, Recovered, recover_eval_log};
 pub use schema::SandboxSpec;
