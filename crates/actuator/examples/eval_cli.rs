@@ -87,13 +87,7 @@ fn shell_model() -> FunctionModel {
         let call = match output {
             Some(out) => ToolCall::new("submit_1", "submit", json!({"answer": out.trim()})),
             None => {
-                let question = messages
-                    .iter()
-                    .find_map(|m| match m {
-                        ChatMessage::User(u) => Some(u.content.text()),
-                        _ => None,
-                    })
-                    .unwrap_or_default();
+                let question = arithmetic::first_question(messages);
                 let n: String = question.chars().filter(char::is_ascii_digit).collect();
                 ToolCall::new(
                     "call_1",

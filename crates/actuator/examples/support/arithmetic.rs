@@ -34,13 +34,7 @@ pub async fn multiply(x: i64, y: i64) -> Result<i64, ToolError> {
 /// stand-in for a machine that fails mid-run, for the `eval_cli` example's `retry`.
 pub fn arithmetic_model(crash_on: Option<String>) -> FunctionModel {
     FunctionModel::new("mockllm/model", move |messages, _tools| {
-        let question = messages
-            .iter()
-            .find_map(|m| match m {
-                ChatMessage::User(u) => Some(u.content.text()),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let question = first_question(messages);
         if crash_on.as_ref() == Some(&question) {
             std::process::abort();
         }
@@ -74,6 +68,17 @@ pub fn arithmetic_model(crash_on: Option<String>) -> FunctionModel {
         out.usage = Some(ModelUsage::new(120, 18));
         Ok(out)
     })
+}
+
+/// The text of the conversation's first user message: the sample's question.
+pub fn first_question(messages: &[ChatMessage]) -> String {
+    messages
+        .iter()
+        .find_map(|m| match m {
+            ChatMessage::User(u) => Some(u.content.text()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The question of sample `i` (from 1).
