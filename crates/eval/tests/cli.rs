@@ -261,3 +261,74 @@ async fn shards_merge_from_their_directory_into_the_file_named() {
     );
     assert_eq!(logs_in(&into).len(), 1);
 }
+
+#[tokio::test]
+async fn resume_retries_an_unfinished_shard_skips_a_finished_one_and_the_merge_takes_the_latest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let failing = Arc::new(AtomicBool::new(true));
+    let tasks = tasks(failing.clone());
+    let shard = |i: &'static str| {
+        [
+            "eval",
+            "echo",
+            "--model",
+            "mockllm/model",
+            "-T",
+            "fail=q1",
+            "--shard",
+            i,
+            "--log-dir",
+            d,
+            "--resume",
+        ]
+    };
+    // Shard 0 fails on q1; a scheduler runs it again, now healthy: it resumes that log.
+    assert_eq!(run(&tasks, &shard("0/2")).await, Exit::Failed);
+    failing.store(false, Ordering::SeqCst);
+    assert_eq!(run(&tasks, &shard("0/2")).await, Exit::Success);
+    let logs = logs_in(dir.path());
+    assert_eq!(logs.len(), 2);
+    let task_ids: Vec<String> = logs
+        .iter()
+        .map(|l| read_eval_log(l).unwrap().eval.task_id)
+        .collect();
+    assert_eq!(
+        task_ids[0], task_ids[1],
+        "the second attempt is a retry of the first"
+    );
+    // Run a third time, it finds the success and runs nothing.
+    assert_eq!(run(&tasks, &shard("0/2")).await, Exit::Success);
+    assert_eq!(logs_in(dir.path()).len(), 2);
+    // Another shard, or other arguments, are another run.
+    assert_eq!(run(&tasks, &shard("1/2")).await, Exit::Success);
+    assert_eq!(logs_in(dir.path()).len(), 3);
+
+    let out = dir.path().join("all.eval");
+    let out_s = out.to_str().unwrap();
+    assert_eq!(
+        run(&tasks, &["merge", d, "--out", out_s]).await,
+        Exit::Success
+    );
+    assert_eq!(ids(&out), (1..=10).map(SampleId::Int).collect::<Vec<_>>());
+
+    // Without --resume the same shard runs again as a new evaluation: a merge refuses the
+    // samples both hold.
+    let again = [
+        "eval",
+        "echo",
+        "--model",
+        "mockllm/model",
+        "-T",
+        "fail=q1",
+        "--shard",
+        "1/2",
+        "--log-dir",
+        d,
+    ];
+    assert_eq!(run(&tasks, &again).await, Exit::Success);
+    assert_eq!(
+        run(&tasks, &["merge", d, "--out", out_s]).await,
+        Exit::Config
+    );
+}

@@ -210,6 +210,13 @@ fn the_shards_job_is_indexed_with_as_many_completions_as_shards() {
         completions,
         "--shard {shard}"
     );
+    // A shard Kubernetes runs again resumes its own log instead of writing a second one.
+    if spec["backoffLimitPerIndex"].as_u64().unwrap_or(0) > 0 {
+        assert!(
+            args.contains(&"--resume"),
+            "retried shards need --resume: {args:?}"
+        );
+    }
 }
 
 #[test]

@@ -76,6 +76,16 @@ fn eval() -> Command {
                 .value_name("local|docker[:CONFIG]")
                 .help("Gives each sample this sandbox instead of the task's own"),
         )
+        .arg(
+            Arg::new("resume")
+                .long("resume")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "When --log-dir has a log of this same run (task, -T arguments, model, \
+                     samples, epochs): nothing runs if it succeeded, else it is retried \
+                     (for shards a batch scheduler may run twice)",
+                ),
+        )
         .args(run_flags())
 }
 

@@ -9,7 +9,7 @@
 //! my-evals eval TASK [--model M] [-T KEY=VALUE]… [--limit N|START,END] [--shard I/N]
 //!                    [--epochs N] [--max-samples N] [--log-dir DIR] [--log-format eval|json]
 //!                    [--sandbox local|docker[:CONFIG]] [--fail-on-error N|FRACTION]
-//!                    [--no-fail-on-error] [--retry-on-error N]
+//!                    [--no-fail-on-error] [--retry-on-error N] [--resume]
 //! my-evals retry LOG [--log-dir DIR] [--max-samples N] …
 //! my-evals merge LOGS… --out PATH
 //! my-evals log dump LOG
@@ -21,7 +21,11 @@
 //! takes the shard logs or the directory they were written to). `retry` makes the task of a
 //! log again (its name, `--model`, `-T` arguments, samples and epochs are in the log) and
 //! runs only the samples it did not finish; `merge` then takes the retried log in place of the
-//! one it retried. Progress is a bar on a terminal and plain lines otherwise (a batch job's
+//! one it retried. `eval --resume` does the same on its own when the log directory already has a
+//! log of the same run (task, `-T` arguments, model, samples, epochs): a run that succeeded is
+//! not run again, one that did not is retried, so a shard that a batch scheduler runs a second
+//! time (Kubernetes' `backoffLimitPerIndex`, Slurm's `--requeue`) neither redoes nor duplicates
+//! its samples. Progress is a bar on a terminal and plain lines otherwise (a batch job's
 //! output file). The exit code says how it went ([`Exit`]).
 //!
 //! ```no_run
@@ -44,6 +48,7 @@
 mod command;
 mod error;
 mod logs;
+mod resume;
 mod run;
 
 use std::collections::BTreeMap;

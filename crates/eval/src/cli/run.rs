@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::command::command;
 use super::error::{CliError, Exit};
+use super::resume::previous_run;
 use super::{TaskArgs, Tasks, logs};
 use crate::log::LogFormat;
 use crate::log::read::read_log_header;
@@ -112,6 +113,27 @@ async fn eval(tasks: &Tasks, m: &ArgMatches) -> Result<Exit, CliError> {
         .iter()
         .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
         .collect();
+    if m.get_flag("resume") {
+        let dir = options.log_dir.clone().unwrap_or_default();
+        if let Some((path, header)) = previous_run(&dir, &task, &recorded, args.model())? {
+            if header.status == "success" {
+                print(&format!(
+                    "eval '{}' already succeeded: {} (nothing to run)\n",
+                    task.name,
+                    path.display()
+                ));
+                return Ok(Exit::Success);
+            }
+            print(&format!(
+                "eval '{}' resumes {} (ended '{}'): its finished samples are kept\n",
+                task.name,
+                path.display(),
+                header.status
+            ));
+            let run = crate::retry::eval_retry(&task, &path, options.task_args(recorded)).await?;
+            return Ok(finished(&run));
+        }
+    }
     let run = crate::run::eval(&task, options.task_args(recorded)).await?;
     Ok(finished(&run))
 }
