@@ -5,8 +5,9 @@
 //! and `execute` (exec, W2, W4); the plain-loop bench binaries `batch` (exec, W3), `react`
 //! (agent, W5), `checkpoint` (agent: checkpoints at 100 messages), `provider` (providers,
 //! W6, see `w6.rs`), `sandbox` (tools, W7),
-//! `sandbox_docker` (tools with its `docker` feature, W7d) and `sse`
-//! (providers: one long server-sent-event line, issue 30), which
+//! `sandbox_docker` (tools with its `docker` feature, W7d), `sse`
+//! (providers: one long server-sent-event line, issue 30) and `merge` (eval: shard logs
+//! merged, issue 40, each measure in a child process of its own), which
 //! print `RESULT {json}` lines; `w8` (mcp, W8, with the MCP Python SDK: `w8.rs`); the example
 //! `w0_first_call` (actuator, W0),
 //! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
@@ -50,8 +51,9 @@ options:
                         (default 1); each figure is the median
   --no-build-cost       skip them
   --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w7d,w8,w9,
-                        sse, checkpoint, build (passed on to the Python reference as its
-                        workloads W0, W1, …; sse and checkpoint have no Python counterpart; w7d
+                        sse, checkpoint, merge, build (passed on to the Python reference as its
+                        workloads W0, W1, …; sse, checkpoint and merge have no Python
+                        counterpart; w7d
                         is W7 in Docker, skipped without Docker unless named here or CI is set)";
 
 /// The command line.
@@ -188,7 +190,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let mut rust: BTreeMap<String, Measure> = BTreeMap::new();
 
     // The build-cost step builds in its own folders: `--only build` compiles no benchmark.
-    const BENCH_STEPS: [&str; 13] = [
+    const BENCH_STEPS: [&str; 14] = [
         "w0",
         "w1",
         "w2",
@@ -202,6 +204,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         "w9",
         "sse",
         "checkpoint",
+        "merge",
     ];
     let bins = if BENCH_STEPS.iter().any(|s| options.runs(s)) {
         build(&root)?
@@ -332,6 +335,19 @@ pub fn main(args: &[String]) -> Result<(), String> {
             results(&capture(&mut cmd)?, &mut rust);
         }
         w9_per_sample_in_flight(&mut rust);
+    }
+    if options.runs("merge") {
+        step(
+            "Merge: 64 shard logs of 1 000 samples into one (16 with --quick), beside one shard read whole and all of them",
+        );
+        // The shard logs are written once and kept for later runs.
+        let cache = root.join("target").join("bench").join("merge-shards");
+        let mut cmd = Command::new(bin("merge")?);
+        cmd.arg("--cache").arg(cache);
+        if options.quick {
+            cmd.arg("--quick");
+        }
+        results(&capture(&mut cmd)?, &mut rust);
     }
     if options.build_cost() {
         step(

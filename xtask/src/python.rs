@@ -86,11 +86,11 @@ pub fn run(root: &Path, options: &PythonOptions) -> Result<PathBuf, String> {
 }
 
 /// `--only` of `run_all.py`: its workload names (`W0`, `W6` …) for the steps of `cargo xtask
-/// bench --only` (`w5` also selects `W5b`, whose script starts with `w5`; `sse` and
-/// `checkpoint` have no Python counterpart).
+/// bench --only` (`w5` also selects `W5b`, whose script starts with `w5`; `sse`, `checkpoint`
+/// and `merge` have no Python counterpart).
 fn python_only(only: &[String]) -> String {
     only.iter()
-        .filter(|s| !matches!(s.as_str(), "sse" | "checkpoint"))
+        .filter(|s| !matches!(s.as_str(), "sse" | "checkpoint" | "merge"))
         .map(|s| s.to_uppercase())
         .collect::<Vec<_>>()
         .join(",")

@@ -5,7 +5,8 @@
 //! one shard's header, one sample, the writer's buffer, and per sample its key, its scores and
 //! a directory entry.
 
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, FixedOffset};
@@ -62,6 +63,14 @@ struct Input {
     created: Option<DateTime<FixedOffset>>,
 }
 
+impl Input {
+    /// When it was created, for ordering: the instant when `eval.created` reads as one, and
+    /// the text.
+    fn when(&self) -> (Option<DateTime<FixedOffset>>, &str) {
+        (self.created, &self.header.eval.created)
+    }
+}
+
 /// Merges the logs of one task's shards into one log in `dir`.
 ///
 /// The merged log has the samples of all, the metrics recomputed over them (those the
@@ -102,15 +111,19 @@ pub fn merge_logs(
     let mut samples = 0;
     for (i, input) in inputs.iter().enumerate() {
         let read = for_each_sample(&input.path, |_, sample| {
-            if let Some(&first) = seen.get(&(sample.id.clone(), sample.epoch)) {
-                return Err(LogError::DuplicateSample {
-                    id: sample.id,
-                    epoch: sample.epoch,
-                    first: inputs[first].path.clone(),
-                    second: input.path.clone(),
-                });
+            match seen.entry((sample.id.clone(), sample.epoch)) {
+                Entry::Occupied(first) => {
+                    return Err(LogError::DuplicateSample {
+                        id: sample.id,
+                        epoch: sample.epoch,
+                        first: inputs[*first.get()].path.clone(),
+                        second: input.path.clone(),
+                    });
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
             }
-            seen.insert((sample.id.clone(), sample.epoch), i);
             tally.add(&sample);
             writer.sample(sample)?;
             if writer.buffered_bytes() >= MAX_BUFFERED_BYTES {
@@ -156,13 +169,12 @@ fn no_logs(dir: &Path) -> LogError {
 /// a later log of the same task run supersedes; and those.
 fn inputs(shards: &[PathBuf], dir: &Path) -> Result<(Vec<Input>, Vec<PathBuf>), LogError> {
     let mut inputs: Vec<Input> = Vec::new();
-    let mut paths = Vec::new();
+    let mut paths = HashSet::new();
     for path in shards {
         let same = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if paths.contains(&same) {
+        if !paths.insert(same) {
             continue;
         }
-        paths.push(same);
         let header = read_log_header(path)?;
         let created = DateTime::parse_from_rfc3339(&header.eval.created).ok();
         inputs.push(Input {
@@ -186,13 +198,12 @@ fn inputs(shards: &[PathBuf], dir: &Path) -> Result<(Vec<Input>, Vec<PathBuf>), 
     }
     // Of the logs of one task run, the one created last; two created at the same instant are
     // both kept (their samples then meet as duplicates): neither is the other's retry.
-    let when = |l: &Input| (l.created, l.header.eval.created.clone());
     let superseded_at: Vec<bool> = inputs
         .iter()
         .map(|l| {
             inputs
                 .iter()
-                .any(|o| o.header.eval.task_id == l.header.eval.task_id && when(o) > when(l))
+                .any(|o| o.header.eval.task_id == l.header.eval.task_id && o.when() > l.when())
         })
         .collect();
     let mut kept = Vec::new();
