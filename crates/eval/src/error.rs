@@ -203,7 +203,7 @@ pub enum LogError {
     )]
     DuplicateSample {
         /// The sample's id.
-        id: crate::sample::SampleId,
+        id: crate::sample_id::SampleId,
         /// Its epoch.
         epoch: u32,
         /// The log it was first read from.

@@ -44,6 +44,7 @@ pub use error::{DatasetError, EvalError, JsonSyntaxError, LogError, RecordError,
 
 mod dataset_files;
 mod sample;
+mod sample_id;
 pub use sample::{Dataset, FieldSpec, Sample, SampleId, SampleInput, Target};
 
 mod scorer;

@@ -5,7 +5,9 @@
 #![cfg(feature = "cli")]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -78,16 +80,6 @@ async fn run(tasks: &Tasks, args: &[&str]) -> Exit {
     .await
 }
 
-fn logs_in(dir: &Path) -> Vec<PathBuf> {
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "eval"))
-        .collect();
-    logs.sort();
-    logs
-}
-
 fn ids(log: &Path) -> Vec<SampleId> {
     let log = read_eval_log(log).unwrap();
     let mut ids: Vec<SampleId> = log.samples.unwrap().into_iter().map(|s| s.id).collect();
@@ -118,7 +110,7 @@ async fn limit_then_shard_keep_the_whole_datasets_ids_and_the_log_records_the_ar
     )
     .await;
     assert_eq!(exit, Exit::Success);
-    let log = &logs_in(dir.path())[0];
+    let log = &common::eval_logs(dir.path())[0];
     // Samples 3 to 12, then every third from the second of them: 4, 7, 10.
     assert_eq!(ids(log), [4, 7, 10].map(SampleId::Int));
     let header = read_eval_log(log).unwrap();
@@ -153,19 +145,19 @@ async fn sample_errors_over_the_threshold_exit_1_and_a_retry_runs_only_those_sam
         run(&tasks, &[&base[..], &["--no-fail-on-error"]].concat()).await,
         Exit::Success
     );
-    let failed = logs_in(dir.path())
+    let failed = common::eval_logs(dir.path())
         .into_iter()
         .find(|l| read_eval_log(l).unwrap().status == "error")
         .unwrap();
 
     // The retry makes the task again from the log (model, -T arguments) and runs the rest.
     failing.store(false, Ordering::SeqCst);
-    let before = logs_in(dir.path()).len();
+    let before = common::eval_logs(dir.path()).len();
     assert_eq!(
         run(&tasks, &["retry", failed.to_str().unwrap()]).await,
         Exit::Success
     );
-    let after = logs_in(dir.path());
+    let after = common::eval_logs(dir.path());
     assert_eq!(
         after.len(),
         before + 1,
@@ -221,7 +213,7 @@ async fn what_cannot_start_exits_2() {
         };
         assert_eq!(run(&tasks, args).await, Exit::Config, "{args:?}");
     }
-    assert!(logs_in(dir.path()).is_empty(), "nothing ran");
+    assert!(common::eval_logs(dir.path()).is_empty(), "nothing ran");
     assert_eq!(run(&tasks, &["list"]).await, Exit::Success);
     assert_eq!(run(&tasks, &["--help"]).await, Exit::Success);
 }
@@ -259,7 +251,7 @@ async fn shards_merge_from_their_directory_into_the_file_named() {
         run(&tasks, &["merge", s, "--out", into.to_str().unwrap()]).await,
         Exit::Success
     );
-    assert_eq!(logs_in(&into).len(), 1);
+    assert_eq!(common::eval_logs(&into).len(), 1);
 }
 
 #[tokio::test]
@@ -287,7 +279,7 @@ async fn resume_retries_an_unfinished_shard_skips_a_finished_one_and_the_merge_t
     assert_eq!(run(&tasks, &shard("0/2")).await, Exit::Failed);
     failing.store(false, Ordering::SeqCst);
     assert_eq!(run(&tasks, &shard("0/2")).await, Exit::Success);
-    let logs = logs_in(dir.path());
+    let logs = common::eval_logs(dir.path());
     assert_eq!(logs.len(), 2);
     let task_ids: Vec<String> = logs
         .iter()
@@ -299,10 +291,10 @@ async fn resume_retries_an_unfinished_shard_skips_a_finished_one_and_the_merge_t
     );
     // Run a third time, it finds the success and runs nothing.
     assert_eq!(run(&tasks, &shard("0/2")).await, Exit::Success);
-    assert_eq!(logs_in(dir.path()).len(), 2);
+    assert_eq!(common::eval_logs(dir.path()).len(), 2);
     // Another shard, or other arguments, are another run.
     assert_eq!(run(&tasks, &shard("1/2")).await, Exit::Success);
-    assert_eq!(logs_in(dir.path()).len(), 3);
+    assert_eq!(common::eval_logs(dir.path()).len(), 3);
 
     let out = dir.path().join("all.eval");
     let out_s = out.to_str().unwrap();
@@ -314,19 +306,8 @@ async fn resume_retries_an_unfinished_shard_skips_a_finished_one_and_the_merge_t
 
     // Without --resume the same shard runs again as a new evaluation: a merge refuses the
     // samples both hold.
-    let again = [
-        "eval",
-        "echo",
-        "--model",
-        "mockllm/model",
-        "-T",
-        "fail=q1",
-        "--shard",
-        "1/2",
-        "--log-dir",
-        d,
-    ];
-    assert_eq!(run(&tasks, &again).await, Exit::Success);
+    let again = &shard("1/2")[..10];
+    assert_eq!(run(&tasks, again).await, Exit::Success);
     assert_eq!(
         run(&tasks, &["merge", d, "--out", out_s]).await,
         Exit::Config

@@ -122,17 +122,6 @@ fn flaky_model(broken: Arc<AtomicBool>) -> FunctionModel {
     })
 }
 
-/// The `.eval` logs in `dir`, as a shell's `dir/*.eval` gives them.
-fn eval_logs(dir: &Path) -> Vec<PathBuf> {
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "eval"))
-        .collect();
-    logs.sort();
-    logs
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_shard_supersedes_its_failed_attempt() {
     let broken = Arc::new(AtomicBool::new(false));
@@ -166,7 +155,7 @@ async fn a_retried_shard_supersedes_its_failed_attempt() {
     assert_eq!(retried.error_count, 0, "{retried}");
 
     // Every log of the directory, the failed attempt among them.
-    let all = eval_logs(&logs);
+    let all = common::eval_logs(&logs);
     assert_eq!(all.len(), 4);
     let merged = merge_logs(&all, &dir.path().join("merged"), LogFormat::Eval).unwrap();
     let names = |paths: &[PathBuf]| -> Vec<_> {

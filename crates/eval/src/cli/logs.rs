@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::ArgMatches;
 
 use super::error::{CliError, Exit};
-use super::run::print;
+use super::output::print;
 use crate::log::{LogFormat, merge_logs, read_eval_log};
 
 /// Merges the shard logs named (files, or every log in a named directory) into `--out`.

@@ -48,6 +48,7 @@
 mod command;
 mod error;
 mod logs;
+mod output;
 mod resume;
 mod run;
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::command::command;
 use super::error::{CliError, Exit};
+use super::output::print;
 use super::resume::previous_run;
 use super::{TaskArgs, Tasks, logs};
 use crate::log::LogFormat;
@@ -57,14 +58,6 @@ where
             "name a command: list, eval, retry, merge, log\n".into(),
         )),
     }
-}
-
-#[allow(clippy::print_stdout)] // what the command was asked to print
-pub(super) fn print(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 fn string<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {

@@ -270,3 +270,14 @@ pub fn kill_child_mid_run(
     child.wait().unwrap();
     log
 }
+
+/// The `.eval` logs in `dir`, as a shell's `dir/*.eval` gives them.
+pub fn eval_logs(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eval"))
+        .collect();
+    logs.sort();
+    logs
+}
