@@ -3,10 +3,14 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actuator_events::ModelRetryEvent;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Without a terminal, the longest a run that finishes samples goes without a line: a batch
+/// job's output file (a large shard, where 5 % is thousands of samples) shows it is alive.
+const LINE_AT_LEAST_EVERY: Duration = Duration::from_secs(30);
 
 /// Samples done of the total, running, errors, tokens and elapsed time.
 pub(crate) struct Progress {
@@ -20,6 +24,10 @@ pub(crate) struct Progress {
     errors: AtomicUsize,
     tokens: AtomicU64,
     started: Instant,
+    /// When the last plain line was written, in milliseconds after `started`.
+    last_line_ms: AtomicU64,
+    /// [`LINE_AT_LEAST_EVERY`], shorter in tests.
+    line_every: Duration,
 }
 
 impl Progress {
@@ -57,6 +65,8 @@ impl Progress {
             errors: AtomicUsize::new(0),
             tokens: AtomicU64::new(0),
             started: Instant::now(),
+            last_line_ms: AtomicU64::new(0),
+            line_every: LINE_AT_LEAST_EVERY,
         }
     }
 
@@ -87,9 +97,14 @@ impl Progress {
             bar.set_message(self.message());
             bar.inc(1);
         } else if let Some(lines) = &self.lines {
-            // About twenty lines per run, and the last sample always.
+            // About twenty lines per run, the last sample always, and a line at least every
+            // half minute while samples finish.
             let every = (self.total / 20).max(1);
-            if done.is_multiple_of(every) || done == self.total {
+            let now_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let last_ms = self.last_line_ms.load(Ordering::Relaxed);
+            let due = u128::from(now_ms.saturating_sub(last_ms)) >= self.line_every.as_millis();
+            if done.is_multiple_of(every) || done == self.total || due {
+                self.last_line_ms.store(now_ms, Ordering::Relaxed);
                 let line = format!(
                     "{}: {done}/{} samples · {} · {:.1}s\n",
                     self.task,
@@ -213,5 +228,35 @@ mod tests {
             "{}",
             lines[19]
         );
+    }
+}
+
+#[cfg(test)]
+mod heartbeat {
+    use super::testing::lines;
+    use super::*;
+
+    #[test]
+    fn without_a_terminal_a_slow_large_run_still_writes_a_line_every_interval() {
+        // 10,000 samples: a line every 500 by count; three finish 60 ms apart, with an
+        // interval of 50 ms standing in for the half minute.
+        let (mut progress, out) = lines("shard", 10_000);
+        progress.line_every = Duration::from_millis(50);
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(60));
+            progress.started();
+            progress.finished(false, 0);
+        }
+        let text = out.text();
+        assert_eq!(text.lines().count(), 3, "{text}");
+        assert!(text.starts_with("shard: 1/10000 samples"), "{text}");
+
+        // The default interval writes none of them (the count's step is 500).
+        let (progress, out) = lines("shard", 10_000);
+        for _ in 0..3 {
+            progress.started();
+            progress.finished(false, 0);
+        }
+        assert_eq!(out.text(), "");
     }
 }

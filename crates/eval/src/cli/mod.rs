@@ -26,7 +26,8 @@
 //! not run again, one that did not is retried, so a shard that a batch scheduler runs a second
 //! time (Kubernetes' `backoffLimitPerIndex`, Slurm's `--requeue`) neither redoes nor duplicates
 //! its samples. Progress is a bar on a terminal and plain lines otherwise (a batch job's
-//! output file). The exit code says how it went ([`Exit`]).
+//! output file: every 5 % of the samples, and at least every 30 s while samples finish). The
+//! exit code says how it went ([`Exit`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
