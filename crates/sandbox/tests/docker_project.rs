@@ -370,10 +370,12 @@ fn a_directory_resolves_to_its_compose_file_or_dockerfile() {
 }
 
 /// A process that brings up a project and is killed (SIGKILL: no Drop, no clean-up) leaves
-/// it running; `cleanup_orphans` takes it down. The test re-runs itself as that process.
+/// it running; `cleanup_orphans` takes it down, and leaves up the project of a process that
+/// still runs (this one: another evaluation on the same machine). The test re-runs itself as
+/// the process that is killed.
 #[tokio::test]
-async fn a_killed_process_leaves_an_orphan_that_cleanup_orphans_removes() {
-    const TEST: &str = "a_killed_process_leaves_an_orphan_that_cleanup_orphans_removes";
+async fn cleanup_orphans_removes_a_killed_processs_project_and_leaves_a_live_ones() {
+    const TEST: &str = "cleanup_orphans_removes_a_killed_processs_project_and_leaves_a_live_ones";
     if std::env::var_os(CHILD_ENV).is_some() {
         let project = ComposeProject::up(&ComposeConfig::generic(), ComposeOptions::new("orphan"))
             .await
@@ -414,8 +416,26 @@ async fn a_killed_process_leaves_an_orphan_that_cleanup_orphans_removes() {
         "the killed process's generated compose file"
     );
 
+    // A project whose process is alive: this one's.
+    let live = ComposeProject::up(&ComposeConfig::generic(), ComposeOptions::new("live"))
+        .await
+        .unwrap();
     let removed = cleanup_orphans().await.unwrap();
     assert!(removed.contains(&name), "{removed:?}");
+    assert!(!removed.iter().any(|r| r == live.name()), "{removed:?}");
+    assert_eq!(
+        resources("container", live.name()).len(),
+        1,
+        "the live project is up"
+    );
+    assert!(
+        !cleanup_project(live.name()).await.unwrap(),
+        "its owner is alive"
+    );
+    assert_eq!(resources("container", live.name()).len(), 1);
+    let live_name = live.name().to_owned();
+    live.down().await.unwrap();
+    assert_nothing_left(&live_name);
     assert_nothing_left(&name);
     assert_eq!(files_of(&name), 0, "its generated files are removed too");
     assert!(!cleanup_project(&name).await.unwrap(), "already gone");
@@ -536,9 +556,13 @@ async fn cleanup_orphans_goes_on_past_a_project_that_will_not_go_down() {
         .await
         .unwrap();
     let (broken_name, fine_name) = (broken.name().to_owned(), fine.name().to_owned());
-    // As a killed process would: neither is taken down by this process.
+    // As a killed process would: neither is taken down by this process, and neither has an
+    // owner any more (the kernel drops a dead process's lock; here its file goes).
     std::mem::forget(broken);
     std::mem::forget(fine);
+    for name in [&broken_name, &fine_name] {
+        std::fs::remove_file(owner_lock(name)).unwrap();
+    }
     std::fs::write(&file, "services: [broken\n").unwrap();
 
     let err = cleanup_orphans().await.unwrap_err();
@@ -550,4 +574,12 @@ async fn cleanup_orphans_goes_on_past_a_project_that_will_not_go_down() {
     std::fs::remove_file(&file).unwrap();
     assert!(cleanup_project(&broken_name).await.unwrap());
     assert_nothing_left(&broken_name);
+}
+
+/// The file whose lock marks `project`'s owner as alive (`$TMPDIR/actuator-compose-<uid>`).
+fn owner_lock(project: &str) -> std::path::PathBuf {
+    let uid = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout).unwrap();
+    std::env::temp_dir()
+        .join(format!("actuator-compose-{}", uid.trim()))
+        .join(format!("{project}.lock"))
 }

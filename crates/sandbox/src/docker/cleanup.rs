@@ -20,14 +20,19 @@ struct LsEntry {
 }
 
 /// Takes down every compose project whose name matches
-/// [`PROJECT_NAME_PATTERN`](super::PROJECT_NAME_PATTERN), running or not, with its volumes,
-/// networks and built images, and returns the names taken down.
+/// [`PROJECT_NAME_PATTERN`](super::PROJECT_NAME_PATTERN) and whose owner is gone, running or
+/// not, with its volumes, networks and built images, and returns the names taken down.
+///
+/// A project's owner is the process that brought it up: while that process lives it holds a
+/// lock on a file named after the project (in `$TMPDIR/actuator-compose-<uid>`), which the
+/// kernel releases however the process ends. So projects left by a killed process go, and
+/// those of evaluations still running on this machine (other shards, other users' runs
+/// under the same account) stay, unlike the reference's cleanup command, which takes down
+/// every project it finds. A project made by an older version, or by a process that could not
+/// make its lock file (it says so in a warning), has no owner here and is taken down.
 ///
 /// Every matching project is tried; if any fails, the first failure is returned after the
 /// others were taken down.
-///
-/// Like the reference's cleanup command it cannot tell a project left by a killed process
-/// from one a running evaluation still uses: run it when none is running.
 ///
 /// ```no_run
 /// # #[tokio::main(flavor = "current_thread")]
@@ -41,8 +46,8 @@ pub async fn cleanup_orphans() -> Result<Vec<String>, DockerError> {
     cleanup_where(|_| true).await
 }
 
-/// Takes down the one compose project named `name` (if it exists and is this module's), as
-/// [`cleanup_orphans`] would; returns whether there was one.
+/// Takes down the one compose project named `name` (if it exists, is this module's and its
+/// owner is gone), as [`cleanup_orphans`] would; returns whether it did.
 ///
 /// ```no_run
 /// # #[tokio::main(flavor = "current_thread")]
@@ -65,6 +70,10 @@ async fn cleanup_where(select: impl Fn(&str) -> bool) -> Result<Vec<String>, Doc
     let mut first_error = None;
     for project in projects {
         if !is_project_name(&project.name) || !select(&project.name) {
+            continue;
+        }
+        if super::alive::is_alive(&project.name) {
+            tracing::info!(project = %project.name, "left up: the process that owns it is running");
             continue;
         }
         // One project that will not go down does not keep the others up.

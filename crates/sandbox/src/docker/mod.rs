@@ -10,7 +10,7 @@
 //!   (`actuator-{task}-i{id}`, [`PROJECT_NAME_PATTERN`]) with a deadline, each service's
 //!   container, and `down` with volumes, networks and built images, also when dropped.
 //! - [`cleanup_orphans`]: the reference's `inspect sandbox cleanup docker`, for projects a
-//!   killed process left.
+//!   killed process left (not those of a process still running: `alive.rs`).
 //!
 //! A missing `docker` CLI, Compose plugin or daemon is a [`DockerError`] that says how to get
 //! it. The CLI's output is read bounded ([`MAX_CLI_STDOUT`], [`MAX_CLI_STDERR`]) and parsed
@@ -29,6 +29,7 @@
 //! # Ok(()) }
 //! ```
 
+mod alive;
 mod cleanup;
 mod cli;
 mod compose;

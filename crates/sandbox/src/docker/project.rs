@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::alive::Alive;
 use super::cli::{self, command_line};
 use super::{ComposeConfig, DockerError};
 
@@ -196,6 +197,8 @@ pub struct ComposeProject {
     /// The generated compose files; kept until the project is down.
     files: Option<tempfile::TempDir>,
     down: bool,
+    /// Held while this process owns the project, so that `cleanup_orphans` elsewhere leaves it.
+    alive: Option<Alive>,
 }
 
 impl ComposeProject {
@@ -241,6 +244,16 @@ impl ComposeProject {
         if let Some(dir) = project_dir {
             base_args.extend(["--project-directory".into(), dir.into_os_string()]);
         }
+        // Marked before it exists, so that no cleanup can take it for an orphan while it
+        // comes up.
+        let alive = match Alive::mark(&name) {
+            Ok(alive) => Some(alive),
+            Err(e) => {
+                tracing::warn!(project = %name, error = %e,
+                    "cannot mark the project as owned: cleanup_orphans elsewhere would take it down");
+                None
+            }
+        };
         // From here on, dropping `project` (an error below, or a cancelled future) takes it
         // down.
         let mut project = ComposeProject {
@@ -251,6 +264,7 @@ impl ComposeProject {
             down_timeout: options.down_timeout,
             files,
             down: false,
+            alive,
         };
         match project.start(options.up_timeout).await {
             Ok(()) => Ok(project),
@@ -383,6 +397,7 @@ impl ComposeProject {
         cli::run_ok(&args, self.down_timeout).await?;
         self.down = true;
         self.files.take();
+        self.alive.take();
         Ok(())
     }
 
