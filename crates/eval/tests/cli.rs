@@ -245,6 +245,21 @@ async fn shards_merge_from_their_directory_into_the_file_named() {
     );
     assert_eq!(ids(&out), (1..=10).map(SampleId::Int).collect::<Vec<_>>());
     assert_eq!(read_eval_log(&out).unwrap().status, "success");
+    // Written among its inputs and merged again, spelled another way: not read as an input.
+    let inside = shards.join("all.eval");
+    let inside_other = format!("{s}/./all.eval");
+    for out in [inside.to_str().unwrap(), &inside_other] {
+        assert_eq!(
+            run(&tasks, &["merge", s, "--out", out]).await,
+            Exit::Success,
+            "{out}"
+        );
+    }
+    assert_eq!(
+        ids(&inside),
+        (1..=10).map(SampleId::Int).collect::<Vec<_>>()
+    );
+    std::fs::remove_file(&inside).unwrap();
     // Into a directory, the merged log takes its own name there.
     let into = dir.path().join("merged");
     assert_eq!(

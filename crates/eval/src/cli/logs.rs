@@ -26,8 +26,13 @@ pub(super) fn merge(m: &ArgMatches) -> Result<Exit, CliError> {
         Some("json") => Some(LogFormat::Json),
         _ => None,
     };
-    // Never merge the output into itself when it is written among the inputs.
-    logs.retain(|l| format.is_none() || *l != out);
+    // Never merge the output into itself when it is written among the inputs (however each
+    // path is spelled: `logs/all.eval`, `./logs/all.eval`).
+    if format.is_some()
+        && let Ok(out) = std::fs::canonicalize(&out)
+    {
+        logs.retain(|l| std::fs::canonicalize(l).map_or(true, |l| l != out));
+    }
     let dir = match format {
         Some(_) => out.parent().map(Path::to_owned).unwrap_or_default(),
         None => out.clone(),
