@@ -8,7 +8,8 @@ use serde::Deserialize;
 
 use super::DockerError;
 use super::cli::{self, command_line};
-use super::project::{DEFAULT_DOWN_TIMEOUT, QUERY_TIMEOUT, is_project_name};
+use super::name::is_project_name;
+use super::options::{DEFAULT_DOWN_TIMEOUT, QUERY_TIMEOUT};
 
 /// One entry of `docker compose ls --format json`.
 #[derive(Deserialize)]

@@ -35,17 +35,20 @@ mod cli;
 mod compose;
 mod container;
 mod error;
+mod name;
+mod options;
 mod project;
+mod ps;
 mod sandbox;
 
 pub use cleanup::{cleanup_orphans, cleanup_project};
 pub use cli::{MAX_CLI_STDERR, MAX_CLI_STDOUT};
 pub use compose::{COMPOSE_FILES, ComposeConfig, DEFAULT_IMAGE, DOCKERFILE, MAX_COMPOSE_FILE};
 pub use error::DockerError;
-pub use project::{
-    ComposeOptions, ComposeProject, DEFAULT_DOWN_TIMEOUT, DEFAULT_UP_TIMEOUT, PROJECT_NAME_PATTERN,
-    ServiceContainer, is_project_name, project_name,
-};
+pub use name::{PROJECT_NAME_PATTERN, is_project_name, project_name};
+pub use options::{ComposeOptions, DEFAULT_DOWN_TIMEOUT, DEFAULT_UP_TIMEOUT};
+pub use project::ComposeProject;
+pub use ps::ServiceContainer;
 pub use sandbox::{DockerSandbox, DockerSandboxBuilder, max_sandboxes};
 
 #[cfg(test)]
