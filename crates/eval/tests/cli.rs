@@ -328,3 +328,47 @@ async fn resume_retries_an_unfinished_shard_skips_a_finished_one_and_the_merge_t
         Exit::Config
     );
 }
+
+#[tokio::test]
+async fn epochs_max_samples_and_log_format_reach_the_run_and_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let tasks = tasks(Arc::new(AtomicBool::new(false)));
+    let args = [
+        "eval",
+        "echo",
+        "--model",
+        "mockllm/model",
+        "-T",
+        "samples=3",
+        "--epochs",
+        "2",
+        "--max-samples",
+        "3",
+        "--log-format",
+        "json",
+        "--log-dir",
+        d,
+    ];
+    assert_eq!(run(&tasks, &args).await, Exit::Success);
+    let logs: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let log = read_eval_log(&logs[0]).unwrap();
+    assert_eq!(log.eval.config["epochs"], 2);
+    assert_eq!(log.eval.config["max_samples"], 3);
+    let mut keys: Vec<(SampleId, u32)> = log
+        .samples
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.id, s.epoch))
+        .collect();
+    keys.sort();
+    let expected: Vec<(SampleId, u32)> = (1..=3)
+        .flat_map(|i| [(SampleId::Int(i), 1), (SampleId::Int(i), 2)])
+        .collect();
+    assert_eq!(keys, expected);
+}

@@ -96,7 +96,7 @@ fn unfinished(logs: &[&PathBuf]) -> Result<(), CliError> {
 }
 
 /// The logs in `dir` (`.eval` and `.json` files, not the `.samples.jsonl` spools), sorted.
-fn logs_in(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+pub(super) fn logs_in(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let io = |source| CliError::Io {
         path: dir.to_owned(),
         source,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::error::CliError;
+use super::logs::logs_in;
 use crate::log::read::read_log_header;
 use crate::log::schema::EvalLog;
 use crate::sample::SampleId;
@@ -23,10 +24,10 @@ pub(super) fn previous_run(
     task_args: &Map<String, Value>,
     model: Option<&str>,
 ) -> Result<Option<(PathBuf, EvalLog)>, CliError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    if !dir.is_dir() {
         // No directory yet: nothing ran.
         return Ok(None);
-    };
+    }
     let ids: HashSet<SampleId> = task
         .dataset
         .samples
@@ -34,16 +35,7 @@ pub(super) fn previous_run(
         .filter_map(|s| s.id.clone())
         .collect();
     let mut latest: Option<(PathBuf, EvalLog)> = None;
-    for entry in entries {
-        let path = entry
-            .map_err(|source| CliError::Io {
-                path: dir.to_owned(),
-                source,
-            })?
-            .path();
-        if !path.extension().is_some_and(|e| e == "eval" || e == "json") {
-            continue;
-        }
+    for path in logs_in(dir)? {
         let Ok(header) = read_log_header(&path) else {
             continue;
         };

@@ -224,27 +224,18 @@ fn run_options(m: &ArgMatches) -> Result<EvalOptions, CliError> {
 }
 
 fn make_task(make: &super::MakeTask, name: &str, args: &TaskArgs) -> Result<Task, CliError> {
-    // A constructor is user code: a panic in it is reported, not propagated.
-    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| make(args)));
-    match made {
-        Ok(Ok(task)) => Ok(task),
-        Ok(Err(source)) => Err(CliError::Task {
-            name: name.to_owned(),
-            source,
-        }),
-        Err(panic) => Err(CliError::Task {
-            name: name.to_owned(),
-            source: format!("its constructor panicked: {}", panic_text(&*panic)).into(),
-        }),
-    }
-}
-
-fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".into())
+    // A constructor is user code: a panic in it is reported ("its constructor panicked: …"),
+    // not propagated.
+    let source: super::BoxError =
+        match crate::contain::contain_sync("its constructor", || make(args)) {
+            Ok(Ok(task)) => return Ok(task),
+            Ok(Err(source)) => source,
+            Err(panicked) => panicked.message.into(),
+        };
+    Err(CliError::Task {
+        name: name.to_owned(),
+        source,
+    })
 }
 
 /// The run's status as an exit code, its summary printed.
