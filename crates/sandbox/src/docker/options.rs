@@ -17,7 +17,7 @@ struct ExtraVolume {
     read_only: bool,
 }
 
-/// How [`ComposeProject::up`] runs a project.
+/// How [`ComposeProject::up`](super::ComposeProject::up) runs a project.
 ///
 /// ```
 /// use std::time::Duration;
