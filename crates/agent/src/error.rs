@@ -29,6 +29,18 @@ pub enum AgentErrorKind {
     /// The agent was configured wrongly.
     #[error("{0}")]
     Config(String),
+    /// The model's tool calls were malformed (arguments that are not JSON, or a tool that
+    /// does not exist) turn after turn, past the agent's bound on re-asking
+    /// (`ReactBuilder::malformed_call_retries`).
+    #[error(
+        "the model's tool calls were malformed {turns} turns in a row, so the run stopped rather than ask again; the last error was: {last}. Use a model that follows the tools' schemas, or raise the bound with ReactBuilder::malformed_call_retries"
+    )]
+    MalformedCalls {
+        /// The malformed turns in a row.
+        turns: u32,
+        /// The error the model was last told (the reference's parsing error).
+        last: String,
+    },
     /// Any other failure.
     #[error("{0}")]
     Failed(String),

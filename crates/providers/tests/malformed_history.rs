@@ -16,6 +16,7 @@ use actuator_agent::{RunOptions, react, run};
 use actuator_events::{Event, EventLog};
 use actuator_model::ChatMessage;
 use actuator_providers::{ModelOptions, RetryPolicy};
+use actuator_tool_core::ToolDef;
 use common::openai::model_at;
 use common::{chat_completion, openai_ok};
 use serde_json::{Value, json};
@@ -148,4 +149,59 @@ async fn a_malformed_call_never_poisons_the_history_a_strict_server_sees() {
         })
         .unwrap();
     assert!(raw.contains(r#"{"x": 1, "y": "#), "{raw}");
+}
+
+/// The history an agent sends after a malformed turn (arguments that are not JSON, and a call
+/// of a tool that does not exist, each answered by the reference's parsing error through
+/// `execute_tools`) is one llama.cpp's server (llama-cpp-python) accepts and answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llama_cpps_server_accepts_the_history_after_a_malformed_turn() {
+    use actuator_model::{ChatMessageAssistant, GenerateConfig, GenerateRequest, Model};
+    use std::time::Duration;
+
+    let Some(llama) = common::servers::llama_server() else {
+        return;
+    };
+    let tools = [add_tool()];
+    let garbled =
+        actuator_dialect::parse_tool_call("call_1", "add", Some(r#"{"x": 1, "y": "#), &[]);
+    assert!(garbled.parse_error.is_some());
+    let unknown = actuator_dialect::parse_tool_call("call_2", "multiply", Some(r#"{"x": 2}"#), &[]);
+    let mut assistant = ChatMessageAssistant::new("Let me add those.");
+    assistant.tool_calls = Some(vec![garbled, unknown]);
+    let mut messages = vec![
+        ChatMessage::user("What is 1 + 2? Use the add tool."),
+        ChatMessage::from(assistant),
+    ];
+    let landed = actuator_exec::execute_tools(&messages, &tools, &Default::default())
+        .await
+        .unwrap();
+    let errors: Vec<String> = landed
+        .messages
+        .iter()
+        .filter_map(|m| {
+            m.as_tool()
+                .and_then(|t| t.error.as_ref())
+                .map(|e| e.message.clone())
+        })
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].starts_with("Error parsing the following tool call arguments:"));
+    assert_eq!(errors[1], "Tool multiply not found");
+    messages.extend(landed.messages);
+
+    let model = ModelOptions::new()
+        .base_url(format!("{}/v1", llama.url()))
+        .env(|_| None)
+        .config(GenerateConfig::default().max_tokens(32).temperature(0.0))
+        .timeout(Duration::from_secs(120))
+        .retry(RetryPolicy::none())
+        .build("llama-cpp-python/smollm2")
+        .unwrap();
+    let infos: Vec<_> = tools.iter().map(ToolDef::info_arc).collect();
+    let output = model
+        .generate(GenerateRequest::new(&messages).tools(&infos))
+        .await
+        .unwrap_or_else(|e| panic!("the server refused the history: {e:#}"));
+    assert!(output.message().is_some(), "{output:?}");
 }

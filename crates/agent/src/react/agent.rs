@@ -33,6 +33,7 @@ pub struct ReactAgent {
     pub(super) submit: Option<SubmitSettings>,
     pub(super) on_continue: Option<OnContinue>,
     pub(super) retry_refusals: Option<u32>,
+    pub(super) malformed_call_retries: Option<u32>,
     pub(super) compaction: Option<Arc<dyn CompactionStrategy>>,
     pub(super) overflow: ContextOverflow,
     pub(super) approval: Vec<ApprovalPolicy>,

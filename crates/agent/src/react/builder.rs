@@ -15,6 +15,8 @@ use super::config::{ModelAgent, ReactModel, ReactToolChoice};
 use super::submit::{SubmitSettings, submit_tool};
 use crate::compaction::CompactionStrategy;
 use crate::error::AgentError;
+#[cfg(doc)]
+use crate::error::AgentErrorKind;
 use actuator_tool_core::source::{ToolSet, ToolSource};
 
 /// Builds a react agent. Start with [`react`].
@@ -31,6 +33,7 @@ pub struct ReactBuilder {
     no_submit: bool,
     on_continue: Option<OnContinue>,
     retry_refusals: Option<u32>,
+    malformed_call_retries: MalformedCallRetries,
     compaction: Option<Arc<dyn CompactionStrategy>>,
     overflow: ContextOverflow,
     approval: Vec<ApprovalPolicy>,
@@ -39,6 +42,20 @@ pub struct ReactBuilder {
     max_concurrency: Option<usize>,
     config: GenerateConfig,
     tool_choice: ReactToolChoice,
+}
+
+/// The default bound on re-asking a model whose tool calls are malformed turn after turn
+/// ([`ReactBuilder::malformed_call_retries`]).
+pub const DEFAULT_MALFORMED_CALL_RETRIES: u32 = 3;
+
+/// [`ReactBuilder::malformed_call_retries`], defaulting to a bound.
+#[derive(Clone, Copy)]
+struct MalformedCallRetries(Option<u32>);
+
+impl Default for MalformedCallRetries {
+    fn default() -> Self {
+        MalformedCallRetries(Some(DEFAULT_MALFORMED_CALL_RETRIES))
+    }
 }
 
 /// Starts building a react agent.
@@ -161,6 +178,26 @@ impl ReactBuilder {
     #[must_use]
     pub fn retry_refusals(mut self, n: u32) -> Self {
         self.retry_refusals = Some(n);
+        self
+    }
+
+    /// How many turns in a row the model is told that its tool calls were malformed
+    /// (arguments that are not JSON, a tool that does not exist: the reference's parsing
+    /// error) before the run stops with [`AgentErrorKind::MalformedCalls`]; `None`: never
+    /// stop for it, as the reference does. A turn with one well-formed call starts the count
+    /// again. Default [`DEFAULT_MALFORMED_CALL_RETRIES`] (3): a model that cannot follow the
+    /// tools' schemas would otherwise loop until a limit ends the run, its sample indistinct
+    /// from one that ran out of turns while working.
+    ///
+    /// ```
+    /// use actuator_agent::react;
+    /// let agent = react().malformed_call_retries(Some(5)).build().unwrap();
+    /// let unbounded = react().malformed_call_retries(None).build().unwrap();
+    /// # let _ = (agent, unbounded);
+    /// ```
+    #[must_use]
+    pub fn malformed_call_retries(mut self, retries: Option<u32>) -> Self {
+        self.malformed_call_retries = MalformedCallRetries(retries);
         self
     }
 
@@ -306,6 +343,7 @@ impl ReactBuilder {
             submit,
             on_continue: self.on_continue,
             retry_refusals: self.retry_refusals,
+            malformed_call_retries: self.malformed_call_retries.0,
             compaction: self.compaction,
             overflow: self.overflow,
             approval: self.approval,

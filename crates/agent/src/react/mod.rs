@@ -15,7 +15,7 @@ mod submit;
 mod turn;
 
 pub use agent::ReactAgent;
-pub use builder::{ReactBuilder, react};
+pub use builder::{DEFAULT_MALFORMED_CALL_RETRIES, ReactBuilder, react};
 pub use config::{
     AgentAttempts, AgentPrompt, AgentSubmit, AttemptScorer, ContextOverflow, ContinueDecision,
     IncorrectMessage, IncorrectMessageFn, ModelAgent, OnContinue, OnContinueFn, ReactModel,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use actuator_events::{Interrupted, SharedMessages};
 use actuator_exec::ExecuteOptions;
 use actuator_model::{ChatMessage, StopReason, ToolCall};
-use actuator_tool_core::ToolDef;
+use actuator_tool_core::{ToolDef, ToolErrorKind};
 
 use super::config::{ContinueDecision, IncorrectMessage, OnContinue, ReactModel};
 use super::submit::{apply_submission, remove_submit_tool, submission};
@@ -15,7 +15,7 @@ use crate::channel::{AgentChannel, ChannelBinding, unanswered_calls};
 use crate::checkpoint::{Checkpoints, LoopCounters};
 use crate::compaction::Compactor;
 use crate::context::RunContext;
-use crate::error::AgentError;
+use crate::error::{AgentError, AgentErrorKind};
 use crate::prompts::{DEFAULT_CONTINUE_PROMPT, DEFAULT_CONTINUE_PROMPT_NO_SUBMIT};
 use crate::state::AgentState;
 
@@ -40,12 +40,13 @@ impl ReactAgent {
         tools: &[ToolDef],
         options: &ExecuteOptions,
         attempt_count: &mut u32,
-    ) -> Result<Landed, AgentError> {
+    ) -> Result<(Landed, Option<String>), AgentError> {
         let result = cx
             .execute_tools(&state.messages, tools, options)
             .await
             .map_err(|e| e.or_state(state))?;
         state.release_parsed_arguments();
+        let malformed = malformed_turn(&result.messages);
         let answer = self
             .submit
             .as_ref()
@@ -57,19 +58,19 @@ impl ReactAgent {
         cx.check_messages(state.messages.len(), false)
             .map_err(|e| fail(e, state))?;
         let (Some(submit), Some(answer)) = (&self.submit, answer) else {
-            return Ok(Landed::Continue);
+            return Ok((Landed::Continue, malformed));
         };
         apply_submission(state, submit, &answer);
         *attempt_count += 1;
         if *attempt_count >= self.attempts.attempts {
-            return Ok(Landed::Done);
+            return Ok((Landed::Done, malformed));
         }
         let Some(scorer) = &self.attempts.scorer else {
-            return Ok(Landed::Done);
+            return Ok((Landed::Done, malformed));
         };
         let score = scorer(state).await;
         if (self.attempts.score_value)(&score.value) == 1.0 {
-            return Ok(Landed::Done);
+            return Ok((Landed::Done, malformed));
         }
         let message = match &self.attempts.incorrect_message {
             IncorrectMessage::Text(t) => t.clone(),
@@ -78,7 +79,7 @@ impl ReactAgent {
         state.messages.push(ChatMessage::user(message));
         cx.check_messages(state.messages.len(), false)
             .map_err(|e| fail(e, state))?;
-        Ok(Landed::Continue)
+        Ok((Landed::Continue, malformed))
     }
 
     /// §9.4 step 4: what `on_continue` (or its default) decides after a turn. The default
@@ -159,6 +160,9 @@ impl ReactAgent {
         let mut attempt_count = resumed_counters.attempts;
         let mut consecutive_refusals = resumed_counters.refusals;
         let mut overflow_compacted = false;
+        // Turns in a row whose every call was malformed (not kept in checkpoints: a resumed
+        // run counts afresh).
+        let mut malformed_turns: u32 = 0;
         // What this conversation's model events recorded; started afresh whenever messages
         // are replaced or edited rather than appended (overflow recovery, a submission, a new
         // state from on_continue).
@@ -280,7 +284,7 @@ impl ReactAgent {
                             .await
                     }
                 };
-                let landed = match landed {
+                let (landed, malformed) = match landed {
                     Some(landed) => landed?,
                     None => {
                         self.resume_after_interrupt(&mut state, &cx, channel.as_ref())
@@ -288,6 +292,24 @@ impl ReactAgent {
                         continue;
                     }
                 };
+                // A model told its calls were malformed is asked again, a bounded number of
+                // times in a row.
+                match malformed {
+                    Some(last) => {
+                        malformed_turns = malformed_turns.saturating_add(1);
+                        if self
+                            .malformed_call_retries
+                            .is_some_and(|retries| malformed_turns > retries)
+                        {
+                            let kind = AgentErrorKind::MalformedCalls {
+                                turns: malformed_turns,
+                                last,
+                            };
+                            return Err(fail(kind, &state));
+                        }
+                    }
+                    None => malformed_turns = 0,
+                }
                 // The results are journaled at once: none runs again after a crash.
                 if let Some(checkpoints) = &checkpoints {
                     let counters = LoopCounters {
@@ -345,6 +367,25 @@ impl ReactAgent {
         }
         Ok(state)
     }
+}
+
+/// The error the model was last told, when every call of the turn was malformed: its tool
+/// messages all carry the reference's parsing error (arguments that are not JSON, or a tool
+/// that does not exist).
+fn malformed_turn(messages: &[ChatMessage]) -> Option<String> {
+    let mut last = None;
+    for message in messages {
+        let ChatMessage::Tool(tool) = message else {
+            continue;
+        };
+        match &tool.error {
+            Some(error) if error.kind == ToolErrorKind::Parsing => {
+                last = Some(error.message.clone());
+            }
+            _ => return None,
+        }
+    }
+    last
 }
 
 impl ReactAgent {
