@@ -289,6 +289,11 @@ impl Scope {
         }
     }
 
+    /// Whether this scope has a cost limit.
+    pub(crate) fn has_cost_limit(&self) -> bool {
+        self.limits.iter().any(|l| matches!(l, Limit::Cost(_)))
+    }
+
     /// The first token, turn or cost limit of this scope that its usage is over.
     pub(crate) fn usage_exceeded(&self) -> Option<LimitExceeded> {
         let (tokens, turns, cost) = self

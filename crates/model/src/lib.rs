@@ -35,6 +35,8 @@ pub use output::{ChatCompletionChoice, ModelOutput, ModelUsage, StopReason};
 mod config;
 pub use config::GenerateConfig;
 
+pub mod pricing;
+
 mod response_schema;
 pub use response_schema::ResponseSchema;
 mod structured;

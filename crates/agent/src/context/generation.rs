@@ -170,7 +170,7 @@ impl RunContext {
                     .map(|r| r.unwrap_or(Err(ModelError::Timeout { after }))),
             }
             .map_err(AgentError::new)?
-            .map(Arc::new);
+            .map(|output| Arc::new(self.priced(model.name(), output)));
             if let (Some(sink), Some((started_at, clock))) = (self.events(), timing) {
                 let elapsed = clock.elapsed();
                 let waited = observer.waited();
@@ -199,6 +199,7 @@ impl RunContext {
                 );
             }
             let output = result.map_err(AgentError::new)?;
+            self.check_priced(model.name(), &output)?;
             self.record_generation(output.usage.as_ref())
                 .map_err(AgentError::new)?;
             Ok(output)

@@ -21,6 +21,7 @@ use actuator_tool_core::source::ToolSet;
 
 mod generation;
 mod host;
+mod pricing;
 mod progress;
 pub use host::{RunElicitation, SamplingModel};
 mod structured;
