@@ -48,6 +48,12 @@ pub struct GenerateConfig {
     /// [`generate_structured`](crate::generate_structured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_schema: Option<ResponseSchema>,
+    /// Whether to cache the prompt's prefix (the reference's `cache_prompt`): `None` (auto)
+    /// and `Some(true)` cache it where the provider needs to be told (Anthropic: breakpoints
+    /// on the system prompt, the tools and the growing conversation); `Some(false)` turns
+    /// that off. Providers that cache on their own (OpenAI) are unaffected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_prompt: Option<bool>,
 }
 
 /// The default config as a static, for a request that borrows one when it is given none.
@@ -64,6 +70,7 @@ pub(crate) static DEFAULT: GenerateConfig = GenerateConfig {
     reasoning_tokens: None,
     timeout: None,
     response_schema: None,
+    cache_prompt: None,
 };
 
 // A duration on the wire is seconds, as the reference writes `timeout`.
@@ -113,6 +120,7 @@ impl GenerateConfig {
             reasoning_tokens,
             timeout,
             response_schema,
+            cache_prompt,
         } = self;
         GenerateConfig {
             max_tokens: max_tokens.or(defaults.max_tokens),
@@ -129,6 +137,7 @@ impl GenerateConfig {
             response_schema: response_schema
                 .clone()
                 .or_else(|| defaults.response_schema.clone()),
+            cache_prompt: cache_prompt.or(defaults.cache_prompt),
         }
     }
 
@@ -180,6 +189,18 @@ impl GenerateConfig {
         self
     }
 
+    /// Sets `cache_prompt`: `false` turns off the prompt caching a provider is told to do.
+    ///
+    /// ```
+    /// use actuator_model::GenerateConfig;
+    /// assert_eq!(GenerateConfig::default().cache_prompt(false).cache_prompt, Some(false));
+    /// ```
+    #[must_use]
+    pub fn cache_prompt(mut self, yes: bool) -> Self {
+        self.cache_prompt = Some(yes);
+        self
+    }
+
     /// Sets `parallel_tool_calls`.
     #[must_use]
     pub fn parallel_tool_calls(mut self, yes: bool) -> Self {
@@ -207,6 +228,7 @@ mod tests {
                 format!("s{n}"),
                 serde_json::json!({"type": "integer"}),
             )),
+            cache_prompt: Some(n.is_multiple_of(3)),
         }
     }
 

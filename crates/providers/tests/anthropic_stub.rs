@@ -122,7 +122,11 @@ async fn tool_results_go_first_in_one_user_message_and_thinking_is_replayed() {
         ),
         ChatMessage::user("Go on."),
     ];
-    let config = GenerateConfig::default().max_tokens(100).temperature(0.2);
+    // The rendering alone: cache breakpoints (on by default) have a test of their own.
+    let config = GenerateConfig::default()
+        .max_tokens(100)
+        .temperature(0.2)
+        .cache_prompt(false);
     generate(&*model, &input, &[tools::add()], &ToolChoice::Auto, &config)
         .await
         .unwrap();
@@ -438,7 +442,7 @@ async fn images_and_documents_in_user_messages() {
         &input,
         &[],
         &ToolChoice::Auto,
-        &GenerateConfig::default(),
+        &GenerateConfig::default().cache_prompt(false),
     )
     .await
     .unwrap();

@@ -39,10 +39,24 @@ pub(crate) fn build(
         })
         .filter(|t| !t.is_empty())
         .collect();
+    let cache = caches_prompt(model, config);
     if !system.is_empty() {
-        body.insert("system".into(), json!(system.join("\n\n")));
+        let system = system.join("\n\n");
+        // A breakpoint needs the block form; without caching the plain string stays.
+        let system = if cache {
+            json!([{"type": "text", "text": system, "cache_control": ephemeral()}])
+        } else {
+            json!(system)
+        };
+        body.insert("system".into(), system);
     }
-    body.insert("messages".into(), Value::Array(messages(input)?));
+    let mut turns = messages(input)?;
+    if cache {
+        mark_lookback(&mut turns);
+        // Automatic caching: the API places a breakpoint on the last cacheable block.
+        body.insert("cache_control".into(), ephemeral());
+    }
+    body.insert("messages".into(), Value::Array(turns));
     if !tools.is_empty() && *tool_choice != ToolChoice::None {
         let rendered: Vec<Value> = tools
             .iter()
@@ -54,6 +68,10 @@ pub(crate) fn build(
                 r.tool
             })
             .collect();
+        let mut rendered = rendered;
+        if cache && let Some(Value::Object(last)) = rendered.last_mut() {
+            last.insert("cache_control".into(), ephemeral());
+        }
         body.insert("tools".into(), Value::Array(rendered));
         let mut choice = match tool_choice {
             // Extended thinking rejects a forced tool choice: the model is offered the tools
@@ -93,6 +111,38 @@ pub(crate) fn build(
         );
     }
     Ok(Value::Object(body))
+}
+
+/// Whether to place cache breakpoints (the reference's `cache_prompt`): unless the config
+/// turns caching off, for every model but the old ones that cannot cache.
+fn caches_prompt(model: &str, config: &GenerateConfig) -> bool {
+    config.cache_prompt != Some(false)
+        && !["claude-3-sonnet", "claude-2", "claude-instant"]
+            .iter()
+            .any(|old| model.contains(old))
+}
+
+/// A 5-minute cache breakpoint (the API's default time to live).
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+/// Blocks the API rejects `cache_control` on.
+const UNCACHEABLE: [&str; 2] = ["thinking", "redacted_thinking"];
+
+/// Marks the second-to-last cacheable block of the conversation, as the reference does:
+/// automatic caching covers the last one, and this gives a lookup a fallback when the last
+/// block changes from one request to the next (a scorer's or an approver's edit, a branch).
+fn mark_lookback(turns: &mut [Value]) {
+    let mut blocks = turns
+        .iter_mut()
+        .rev()
+        .filter_map(|turn| turn["content"].as_array_mut())
+        .flat_map(|blocks| blocks.iter_mut().rev())
+        .filter(|block| !UNCACHEABLE.contains(&block["type"].as_str().unwrap_or_default()));
+    if let Some(Value::Object(block)) = blocks.nth(1) {
+        block.insert("cache_control".into(), ephemeral());
+    }
 }
 
 /// The extended-thinking budget of `config`, checked against the API's rules.

@@ -195,8 +195,10 @@ pub fn llama_server() -> Option<Server> {
 /// turn that holds only `tool_use` blocks (and a Responses API `function_call` item) into an
 /// OpenAI message without `content`, which
 /// llama-cpp-python's chat template cannot render ("'dict object' has no attribute 'content'").
+/// The same for a system prompt in block form (as Anthropic's cache breakpoints need it), which
+/// LiteLLM forwards as a list of parts and llama-cpp-python takes only as a string.
 /// The request Actuator sends is left alone (and is checked against Anthropic's schema in the
-/// stub tests); only the message LiteLLM forwards gets `"content": ""`. Loaded by LiteLLM from
+/// stub tests); only the messages LiteLLM forwards get `"content": ""` or their parts joined. Loaded by LiteLLM from
 /// beside its config, as a `callbacks` module.
 const LITELLM_SHIM: &str = r#"
 from litellm.integrations.custom_logger import CustomLogger
@@ -211,6 +213,12 @@ def _with_assistant_content(config):
         for message in messages:
             if message.get("role") == "assistant" and message.get("content") is None:
                 message["content"] = ""
+            # A system prompt in block form (as a cache breakpoint needs it) reaches the
+            # OpenAI side as a list of parts, which llama-cpp-python only takes as a string.
+            if message.get("role") == "system" and isinstance(message.get("content"), list):
+                message["content"] = "".join(
+                    part.get("text", "") for part in message["content"] if isinstance(part, dict)
+                )
         return transform(self, messages, model, is_async)
 
     config._transform_messages = patched
