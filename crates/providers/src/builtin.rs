@@ -33,6 +33,11 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         factory: anthropic,
     },
     Builtin {
+        prefix: "google",
+        usage: "google/<model>",
+        factory: google,
+    },
+    Builtin {
         prefix: "openai-api",
         usage: "openai-api/<service>/<model>",
         factory: openai_api,
@@ -94,6 +99,11 @@ fn anthropic(name: &str, options: &ModelOptions) -> Made {
     Ok(messages(name, resolved, options)?)
 }
 
+fn google(name: &str, options: &ModelOptions) -> Made {
+    let resolved = resolve::google(split(name).1, options)?;
+    Ok(gemini(name, resolved, options)?)
+}
+
 /// `mockllm/<model>`: the scripted outputs of [`ModelOptions::script`], or the same text
 /// answer forever.
 fn mockllm(name: &str, options: &ModelOptions) -> Made {
@@ -149,8 +159,32 @@ fn messages(
     Err(needs_feature(name, resolved, "anthropic"))
 }
 
+#[cfg(feature = "google")]
+fn gemini(
+    name: &str,
+    resolved: Resolved,
+    options: &ModelOptions,
+) -> Result<Arc<dyn Model>, ProviderError> {
+    Ok(Arc::new(crate::google::GoogleGemini::new(
+        name, resolved, options,
+    )?))
+}
+
+#[cfg(not(feature = "google"))]
+fn gemini(
+    name: &str,
+    resolved: Resolved,
+    _options: &ModelOptions,
+) -> Result<Arc<dyn Model>, ProviderError> {
+    Err(needs_feature(name, resolved, "google"))
+}
+
 /// The error for a built-in provider whose cargo feature is off.
-#[cfg(any(not(feature = "openai"), not(feature = "anthropic")))]
+#[cfg(any(
+    not(feature = "openai"),
+    not(feature = "anthropic"),
+    not(feature = "google")
+))]
 fn needs_feature(name: &str, resolved: Resolved, feature: &str) -> ProviderError {
     ProviderError::InvalidConfig {
         provider: resolved.service,

@@ -42,6 +42,15 @@ pub fn parse_everything(bytes: &[u8]) {
     if let Ok(out) = crate::anthropic::response::output(bytes, "fuzz") {
         assert_eq!(out.choices.len(), 1);
     }
+    #[cfg(feature = "google")]
+    if let Ok(response) = crate::google::response::parse(bytes) {
+        assert_eq!(
+            crate::google::response::output(response, "fuzz")
+                .choices
+                .len(),
+            1
+        );
+    }
     for status in [400, 429, 529] {
         let failure = read_failure(status, None, bytes);
         assert!(!failure.message.is_empty(), "an error always has a message");
@@ -126,6 +135,17 @@ pub fn parse_everything(bytes: &[u8]) {
             }
         }
     }
+    #[cfg(feature = "google")]
+    {
+        let mut sink =
+            crate::google::stream::ContentStream::new("fuzz", crate::deltas::Deltas::default());
+        for (event, data) in &events {
+            if sink.event(event, data).is_err() {
+                break;
+            }
+        }
+        assert_eq!(sink.finish("fuzz").choices.len(), 1);
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +159,8 @@ mod tests {
         parse_everything(br#"{"choices": [{"message": {"content": "hi", "tool_calls": [{"function": {"name": "add", "arguments": "{\"x\": 1, \"note\": null}"}}]}}]}"#);
         parse_everything(br#"{"status": "incomplete", "output": [{"type": "reasoning", "summary": [7]}, {"type": "function_call", "name": "add", "arguments": "{"}]}"#);
         parse_everything(br#"{"content": [{"type": "tool_use", "id": "t", "name": "add", "input": 5}], "stop_reason": "tool_use"}"#);
+        parse_everything(br#"{"candidates": [{"content": {"parts": [{"thought": true}, {"functionCall": {"name": "add", "args": 5}, "thoughtSignature": "s"}]}, "finishReason": "MALFORMED_FUNCTION_CALL"}], "usageMetadata": {"promptTokenCount": 3, "cachedContentTokenCount": 9}}"#);
+        parse_everything(b"data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"a\", \"thought\": true}]}}]}\n\ndata: {\"candidates\": []}\n\n");
         parse_everything(b"data: {\"choices\": [{\"index\": 0, \"delta\": {\"tool_calls\": [{\"index\": 3, \"function\": {\"arguments\": \"{\"}}]}, \"finish_reason\": \"length\"}]}\n\ndata: [DONE]\n\n");
         parse_everything(b"data: {\"type\": \"response.output_item.done\", \"item\": {\"type\": \"function_call\", \"name\": \"add\", \"arguments\": \"{\"}}\n\ndata: {\"type\": \"response.completed\", \"response\": {\"output\": []}}\n\n");
         parse_everything(b"data: {\"type\": \"response.completed\", \"response\": 3}\n\n");

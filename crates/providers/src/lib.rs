@@ -60,6 +60,8 @@ mod sse;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "google")]
+mod google;
 #[cfg(feature = "openai")]
 mod openai;
 
@@ -67,6 +69,9 @@ mod openai;
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicMessages};
 pub use error::ProviderError;
+#[cfg(feature = "google")]
+#[cfg_attr(docsrs, doc(cfg(feature = "google")))]
+pub use google::GoogleGemini;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiChat;

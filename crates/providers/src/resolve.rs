@@ -25,6 +25,8 @@ pub(crate) enum Kind {
     /// Another server speaking Chat Completions.
     Compatible,
     Anthropic,
+    /// Google's Gemini API.
+    Google,
 }
 
 /// Local servers with a default base URL and no key needed.
@@ -85,6 +87,24 @@ pub(crate) fn anthropic(model: &str, options: &ModelOptions) -> Result<Resolved,
         base_url: base_url(options, "ANTHROPIC_BASE_URL")
             .unwrap_or_else(|| "https://api.anthropic.com".into()),
         kind: Kind::Anthropic,
+    })
+}
+
+/// `google/<model>`: the Gemini API (Google AI Studio's endpoint). The key is
+/// `GOOGLE_API_KEY`, as the reference reads it, else `GEMINI_API_KEY`.
+pub(crate) fn google(model: &str, options: &ModelOptions) -> Result<Resolved, ProviderError> {
+    let key = match required_key(options, "Google", "GOOGLE_API_KEY") {
+        Ok(key) => key,
+        Err(missing) => Some(options.env_var("GEMINI_API_KEY").ok_or(missing)?),
+    };
+    Ok(Resolved {
+        service: "Google".into(),
+        model: model.to_owned(),
+        key,
+        key_var: "GOOGLE_API_KEY".into(),
+        base_url: base_url(options, "GOOGLE_BASE_URL")
+            .unwrap_or_else(|| "https://generativelanguage.googleapis.com".into()),
+        kind: Kind::Google,
     })
 }
 

@@ -232,3 +232,30 @@ async fn react_agent_and_a_streamed_answer_over_the_responses_api_via_litellm() 
     assert!(out.usage.is_some_and(|u| u.output_tokens > 0));
     calculator_completes_a_real_tool_call(model(false)).await;
 }
+
+/// Gemini's format end to end: LiteLLM's `generateContent` endpoint (its Google GenAI
+/// adapter) in front of the same real model, answering our Gemini provider, then streamed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn react_agent_with_a_real_tool_call_over_gemini_via_litellm() {
+    let Some(llama) = servers::llama_server() else {
+        return;
+    };
+    let Some(proxy) = servers::litellm_proxy(&llama) else {
+        return;
+    };
+    let build = |stream: bool| {
+        ModelOptions::new()
+            .api_key(servers::LITELLM_KEY)
+            .base_url(proxy.url())
+            .env(|_| None)
+            .config(config())
+            .stream(stream)
+            .timeout(Duration::from_secs(120))
+            .retry(RetryPolicy::none())
+            .build(&format!("google/{}", servers::LITELLM_MODEL))
+            .unwrap()
+    };
+    calculator_completes_a_real_tool_call(build(false)).await;
+    let out = says_hello_streamed(&*build(true)).await;
+    assert!(!out.completion().is_empty(), "{out:?}");
+}

@@ -250,6 +250,9 @@ fn content_blocks(content: &MessageContent, assistant: bool) -> Result<Vec<Value
             Content::Document(media) => {
                 out.push(json!({"type": "document", "source": source(media)}));
             }
+            // Gemini's thought signatures mean nothing to Anthropic.
+            Content::Reasoning { internal, .. }
+                if internal.as_ref().is_some_and(|i| i["provider"] == "google") => {}
             Content::Reasoning {
                 reasoning,
                 signature,

@@ -195,6 +195,8 @@ pub fn llama_server() -> Option<Server> {
 /// turn that holds only `tool_use` blocks (and a Responses API `function_call` item) into an
 /// OpenAI message without `content`, which
 /// llama-cpp-python's chat template cannot render ("'dict object' has no attribute 'content'").
+/// Its Google GenAI adapter also drops `allowedFunctionNames` (mode `ANY` becomes
+/// `"required"`, which llama-cpp-python refuses): one allowed name is sent as that function.
 /// The same for a system prompt in block form (as Anthropic's cache breakpoints need it), which
 /// LiteLLM forwards as a list of parts and llama-cpp-python takes only as a string.
 /// The request Actuator sends is left alone (and is checked against Anthropic's schema in the
@@ -223,6 +225,24 @@ def _with_assistant_content(config):
 
     config._transform_messages = patched
 
+
+# LiteLLM's Google GenAI adapter maps mode ANY to tool_choice "required" and drops
+# allowedFunctionNames; llama-cpp-python takes only "auto" or a named function. One allowed
+# name becomes that named function, as Gemini means it.
+from litellm.google_genai.adapters.transformation import GoogleGenAIAdapter
+
+_tool_config_to_openai = GoogleGenAIAdapter._transform_google_genai_tool_config_to_openai
+
+
+def _named_function(self, tool_config):
+    config = tool_config.get("functionCallingConfig", {})
+    names = config.get("allowedFunctionNames") or []
+    if config.get("mode") == "ANY" and len(names) == 1:
+        return {"type": "function", "function": {"name": names[0]}}
+    return _tool_config_to_openai(self, tool_config)
+
+
+GoogleGenAIAdapter._transform_google_genai_tool_config_to_openai = _named_function
 
 _with_assistant_content(HostedVLLMChatConfig)
 _with_assistant_content(LMStudioChatConfig)

@@ -110,6 +110,29 @@ pub fn anthropic() -> &'static Anthropic {
     })
 }
 
+pub struct Gemini {
+    pub request: Validator,
+    pub response: Validator,
+    pub error: Validator,
+}
+
+/// The Gemini API's schemas, generated from Google's `google-genai` SDK (specs/SOURCES.md).
+pub fn gemini() -> &'static Gemini {
+    static SPEC: OnceLock<Gemini> = OnceLock::new();
+    SPEC.get_or_init(|| {
+        let compile = |file: &str| {
+            let schema = read(&specs_dir().join("gemini").join(file));
+            jsonschema::draft202012::new(&schema)
+                .unwrap_or_else(|e| panic!("{file} does not compile: {e}"))
+        };
+        Gemini {
+            request: compile("generate-content-request.schema.json"),
+            response: compile("generate-content-response.schema.json"),
+            error: compile("error.schema.json"),
+        }
+    })
+}
+
 pub fn assert_valid(validator: &Validator, instance: &Value, what: &str) {
     let errors: Vec<String> = validator
         .iter_errors(instance)

@@ -1,0 +1,495 @@
+//! The Gemini provider (`google/…`, issue 38 §2) against a stub speaking the Gemini API: every
+//! request, response, stream piece and error body is checked against the schemas generated
+//! from Google's `google-genai` SDK (specs/gemini). Content, function calling with parallel
+//! calls and results, thinking with its signatures replayed, streaming, usage with cached and
+//! thinking tokens, structured output, and errors mapped to `ProviderError`.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use actuator_model::{
+    ChatMessage, GenerateConfig, GenerateRequest, Model, ModelOutput, StopReason, ToolCallError,
+    generate_structured,
+};
+use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
+use actuator_tool_core::{Content, ToolChoice, ToolErrorKind};
+use common::spec::{assert_valid, gemini};
+use common::tools;
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const MODEL: &str = "gemini-2.5-flash";
+
+fn model_at(server: &MockServer, options: ModelOptions) -> Arc<dyn Model> {
+    options
+        .base_url(server.uri())
+        .env(|var| (var == "GOOGLE_API_KEY").then(|| "goog-test-key".to_owned()))
+        .retry(
+            RetryPolicy::default()
+                .max_attempts(3)
+                .backoff(Duration::from_millis(5), Duration::from_millis(20)),
+        )
+        .build(&format!("google/{MODEL}"))
+        .unwrap()
+}
+
+/// A valid response (checked against the schema).
+fn ok(body: Value) -> ResponseTemplate {
+    assert_valid(&gemini().response, &body, "GenerateContentResponse");
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+/// The request bodies the server received, each checked against the schema.
+async fn requests(server: &MockServer) -> Vec<Value> {
+    let bodies: Vec<Value> = server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    for body in &bodies {
+        assert_valid(&gemini().request, body, "generateContent request");
+    }
+    bodies
+}
+
+async fn stub(response: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(format!("/v1beta/models/{MODEL}:generateContent")))
+        .and(header("x-goog-api-key", "goog-test-key"))
+        .respond_with(response)
+        .mount(&server)
+        .await;
+    server
+}
+
+/// An answer that thought (a summary, then the signature on the first of two parallel calls).
+fn thinking_calls() -> Value {
+    json!({
+        "candidates": [{
+            "content": {"role": "model", "parts": [
+                {"text": "Two sums to do.", "thought": true},
+                {"functionCall": {"name": "add", "args": {"x": 1, "y": 2}}, "thoughtSignature": "c2lnLTE="},
+                {"functionCall": {"id": "call_b", "name": "add", "args": {"x": 3, "y": 4}}}
+            ]},
+            "finishReason": "STOP",
+            "index": 0
+        }],
+        "usageMetadata": {
+            "promptTokenCount": 120, "candidatesTokenCount": 20, "cachedContentTokenCount": 100,
+            "thoughtsTokenCount": 30, "totalTokenCount": 170
+        },
+        "modelVersion": "gemini-2.5-flash-001",
+        "responseId": "resp-1"
+    })
+}
+
+#[tokio::test]
+async fn thinking_parallel_calls_and_usage_come_back_and_the_signature_is_replayed() {
+    let server = stub(ok(thinking_calls())).await;
+    let model = model_at(&server, ModelOptions::new());
+    let tools = [tools::add()];
+    let mut input = vec![
+        ChatMessage::system("Be exact."),
+        ChatMessage::user("Add 1 + 2 and 3 + 4."),
+    ];
+    let config = GenerateConfig::default()
+        .max_tokens(300)
+        .temperature(0.2)
+        .reasoning_tokens(128);
+    let out = model
+        .generate(GenerateRequest::new(&input).tools(&tools).config(&config))
+        .await
+        .unwrap();
+    assert_eq!(out.stop_reason(), Some(StopReason::ToolCalls));
+    assert_eq!(out.model, "gemini-2.5-flash-001");
+    let message = out.message().unwrap();
+    let calls = message.calls();
+    assert_eq!(calls.len(), 2);
+    assert!(
+        !calls[0].id.is_empty(),
+        "an id is made when Gemini gives none"
+    );
+    assert_eq!(calls[1].id, "call_b");
+    assert_eq!(calls[1].arguments.get("y"), Some(json!(4)));
+    let MessageContentParts(parts) = parts_of(&out);
+    let Content::Reasoning {
+        reasoning,
+        signature,
+        ..
+    } = &parts[0]
+    else {
+        panic!("{parts:?}")
+    };
+    assert_eq!(reasoning, "Two sums to do.");
+    assert_eq!(signature.as_deref(), Some("c2lnLTE="));
+    let usage = out.usage.unwrap();
+    assert_eq!(usage.input_tokens, 20);
+    assert_eq!(usage.input_tokens_cache_read, Some(100));
+    assert_eq!(usage.output_tokens, 50);
+    assert_eq!(usage.reasoning_tokens, Some(30));
+    assert_eq!(usage.total_tokens, 170);
+
+    // The next turn: the calls' results (one failed), the signature back on the first call.
+    input.push(ChatMessage::Assistant(Box::new(message.clone())));
+    input.push(ChatMessage::tool("3", calls[0].id.as_str(), "add", None));
+    input.push(ChatMessage::tool(
+        "",
+        "call_b",
+        "add",
+        Some(ToolCallError {
+            kind: ToolErrorKind::Parsing,
+            message: "y: not a number".into(),
+        }),
+    ));
+    let choice = ToolChoice::Function { name: "add".into() };
+    model
+        .generate(
+            GenerateRequest::new(&input)
+                .tools(&tools)
+                .tool_choice(&choice)
+                .config(&config),
+        )
+        .await
+        .unwrap();
+    let sent = requests(&server).await;
+    let first = &sent[0];
+    assert_eq!(
+        first["systemInstruction"],
+        json!({"parts": [{"text": "Be exact."}]})
+    );
+    assert_eq!(first["generationConfig"]["maxOutputTokens"], 300);
+    assert_eq!(
+        first["generationConfig"]["thinkingConfig"],
+        json!({"thinkingBudget": 128, "includeThoughts": true})
+    );
+    assert_eq!(first["tools"][0]["functionDeclarations"][0]["name"], "add");
+    assert_eq!(
+        first["toolConfig"],
+        json!({"functionCallingConfig": {"mode": "AUTO"}})
+    );
+    let second = &sent[1];
+    assert_eq!(
+        second["toolConfig"],
+        json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["add"]}})
+    );
+    let contents = second["contents"].as_array().unwrap();
+    assert_eq!(contents.len(), 3, "{second:#}");
+    let model_turn = &contents[1];
+    assert_eq!(model_turn["role"], "model");
+    let parts = model_turn["parts"].as_array().unwrap();
+    assert_eq!(
+        parts.len(),
+        2,
+        "thought text is not replayed: {model_turn:#}"
+    );
+    assert_eq!(parts[0]["thoughtSignature"], "c2lnLTE=");
+    assert_eq!(parts[0]["functionCall"]["args"], json!({"x": 1, "y": 2}));
+    assert!(parts[1].get("thoughtSignature").is_none());
+    let results = &contents[2];
+    assert_eq!(results["role"], "user");
+    assert_eq!(
+        results["parts"][0]["functionResponse"]["response"],
+        json!({"output": "3"})
+    );
+    assert_eq!(
+        results["parts"][1]["functionResponse"],
+        json!({"id": "call_b", "name": "add", "response": {"error": "y: not a number"}})
+    );
+}
+
+struct MessageContentParts(Vec<Content>);
+
+fn parts_of(out: &ModelOutput) -> MessageContentParts {
+    match &out.message().unwrap().content {
+        actuator_model::MessageContent::Parts(p) => MessageContentParts(p.clone()),
+        other => panic!("expected parts, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn another_providers_reasoning_is_not_replayed() {
+    let server = stub(ok(json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]
+    })))
+    .await;
+    let model = model_at(&server, ModelOptions::new());
+    let mut assistant =
+        actuator_model::ChatMessageAssistant::new(actuator_model::MessageContent::Parts(vec![
+            Content::Reasoning {
+                reasoning: "Anthropic's thought.".into(),
+                signature: Some("anthropic-sig".into()),
+                redacted: false,
+                internal: None,
+            },
+            Content::text("Hello."),
+        ]));
+    assistant.tool_calls = None;
+    let input = [
+        ChatMessage::user("Hi"),
+        ChatMessage::Assistant(Box::new(assistant)),
+        ChatMessage::user("Again"),
+    ];
+    let out = model.generate(GenerateRequest::new(&input)).await.unwrap();
+    assert_eq!(out.completion(), "ok");
+    let sent = &requests(&server).await[0];
+    assert_eq!(
+        sent["contents"][1],
+        json!({"role": "model", "parts": [{"text": "Hello."}]})
+    );
+}
+
+/// Answers a streamed request with `pieces` as server-sent events.
+struct Streamed(Vec<Value>);
+
+impl Respond for Streamed {
+    fn respond(&self, _request: &Request) -> ResponseTemplate {
+        let mut body = String::new();
+        for piece in &self.0 {
+            assert_valid(
+                &gemini().response,
+                piece,
+                "GenerateContentResponse (stream piece)",
+            );
+            body.push_str(&format!("data: {piece}\r\n\r\n"));
+        }
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(body)
+    }
+}
+
+#[tokio::test]
+async fn a_stream_is_joined_into_the_same_output() {
+    let server = MockServer::start().await;
+    let piece = |parts: Value, finish: Option<&str>| {
+        let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
+        if let Some(f) = finish {
+            candidate["finishReason"] = json!(f);
+        }
+        json!({"candidates": [candidate], "modelVersion": MODEL})
+    };
+    let mut last = piece(json!([{"text": "!"}]), Some("STOP"));
+    last["usageMetadata"] =
+        json!({"promptTokenCount": 8, "candidatesTokenCount": 3, "totalTokenCount": 11});
+    Mock::given(method("POST"))
+        .and(path(format!(
+            "/v1beta/models/{MODEL}:streamGenerateContent"
+        )))
+        .respond_with(Streamed(vec![
+            piece(json!([{"text": "Thinking", "thought": true}]), None),
+            piece(json!([{"text": "Hel"}]), None),
+            piece(json!([{"text": "lo"}]), None),
+            last,
+        ]))
+        .mount(&server)
+        .await;
+    let model = model_at(&server, ModelOptions::new().stream(true));
+    let input = [ChatMessage::user("Hi")];
+    let out = model.generate(GenerateRequest::new(&input)).await.unwrap();
+    assert_eq!(out.completion(), "Hello!");
+    assert_eq!(out.stop_reason(), Some(StopReason::Stop));
+    assert_eq!(out.usage.unwrap().total_tokens, 11);
+    let MessageContentParts(parts) = parts_of(&out);
+    assert!(matches!(&parts[0], Content::Reasoning { reasoning, .. } if reasoning == "Thinking"));
+    let received = server.received_requests().await.unwrap();
+    assert_eq!(received[0].url.query(), Some("alt=sse"));
+    requests(&server).await;
+}
+
+#[tokio::test]
+async fn a_stream_that_ends_without_a_finish_reason_is_retried_then_an_error() {
+    let server = MockServer::start().await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    struct Cut(Arc<AtomicUsize>);
+    impl Respond for Cut {
+        fn respond(&self, _: &Request) -> ResponseTemplate {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            ResponseTemplate::new(200)
+                .insert_header("content-type", "text/event-stream")
+                .set_body_string(format!(
+                    "data: {}\r\n\r\n",
+                    json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Hel"}]}}]})
+                ))
+        }
+    }
+    Mock::given(method("POST"))
+        .and(path(format!(
+            "/v1beta/models/{MODEL}:streamGenerateContent"
+        )))
+        .respond_with(Cut(calls.clone()))
+        .mount(&server)
+        .await;
+    let model = model_at(&server, ModelOptions::new().stream(true));
+    let input = [ChatMessage::user("Hi")];
+    let err = model
+        .generate(GenerateRequest::new(&input))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("ended before the response was complete"),
+        "{err}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+}
+
+fn error_body(code: u16, status: &str, message: &str) -> ResponseTemplate {
+    let body = json!({"error": {"code": code, "message": message, "status": status}});
+    assert_valid(&gemini().error, &body, "Gemini error");
+    ResponseTemplate::new(code).set_body_json(body)
+}
+
+#[tokio::test]
+async fn errors_map_to_provider_errors_with_the_apis_message() {
+    let server = stub(error_body(
+        400,
+        "INVALID_ARGUMENT",
+        "Invalid JSON payload received.",
+    ))
+    .await;
+    let model = model_at(&server, ModelOptions::new());
+    let input = [ChatMessage::user("Hi")];
+    let err = model
+        .generate(GenerateRequest::new(&input))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.downcast_ref::<ProviderError>(), Some(ProviderError::BadRequest { status: 400, message, .. }) if message == "Invalid JSON payload received."),
+        "{err:?}"
+    );
+
+    // Rate limits are retried, then reported as such.
+    let limited = stub(error_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded.")).await;
+    let model = model_at(&limited, ModelOptions::new());
+    let err = model
+        .generate(GenerateRequest::new(&input))
+        .await
+        .unwrap_err();
+    assert_eq!(limited.received_requests().await.unwrap().len(), 3);
+    assert!(err.to_string().contains("Quota exceeded."), "{err}");
+
+    // A prompt over the context window is a model_length output, as the reference has it.
+    let long = stub(error_body(
+        400,
+        "INVALID_ARGUMENT",
+        "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+    ))
+    .await;
+    let out = model_at(&long, ModelOptions::new())
+        .generate(GenerateRequest::new(&input))
+        .await
+        .unwrap();
+    assert_eq!(out.stop_reason(), Some(StopReason::ModelLength));
+}
+
+#[tokio::test]
+async fn a_missing_key_names_the_variable() {
+    let Err(err) = ModelOptions::new()
+        .env(|_| None)
+        .build("google/gemini-2.5-flash")
+    else {
+        panic!("built without a key")
+    };
+    assert!(err.to_string().contains("GOOGLE_API_KEY"), "{err}");
+    // GEMINI_API_KEY is read too.
+    ModelOptions::new()
+        .env(|var| (var == "GEMINI_API_KEY").then(|| "k".to_owned()))
+        .build("google/gemini-2.5-flash")
+        .unwrap();
+}
+
+#[tokio::test]
+async fn structured_output_sends_the_json_schema_and_reads_the_answer() {
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    struct Sum {
+        /// The total.
+        total: i64,
+    }
+    let server = stub(ok(json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "{\"total\": 7}"}]}, "finishReason": "STOP"}]
+    })))
+    .await;
+    let model = model_at(&server, ModelOptions::new());
+    let input = [ChatMessage::user("3 + 4?")];
+    let structured = generate_structured::<Sum>(&*model, &input, &GenerateConfig::default())
+        .await
+        .unwrap();
+    assert_eq!(structured, Sum { total: 7 });
+    let sent = &requests(&server).await[0];
+    assert_eq!(
+        sent["generationConfig"]["responseMimeType"],
+        "application/json"
+    );
+    assert_eq!(
+        sent["generationConfig"]["responseJsonSchema"]["properties"]["total"]["type"],
+        "integer"
+    );
+}
+
+#[tokio::test]
+async fn safety_and_blocked_prompts_are_content_filter_outputs() {
+    let server = stub(ok(json!({"promptFeedback": {"blockReason": "SAFETY"}}))).await;
+    let out = model_at(&server, ModelOptions::new())
+        .generate(GenerateRequest::new(&[ChatMessage::user("…")]))
+        .await
+        .unwrap();
+    assert_eq!(out.stop_reason(), Some(StopReason::ContentFilter));
+    let server = stub(ok(json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "par"}]}, "finishReason": "RECITATION"}]
+    })))
+    .await;
+    let out = model_at(&server, ModelOptions::new())
+        .generate(GenerateRequest::new(&[ChatMessage::user("…")]))
+        .await
+        .unwrap();
+    assert_eq!(out.stop_reason(), Some(StopReason::ContentFilter));
+}
+
+#[tokio::test]
+async fn the_dialects_tool_schemas_are_ones_the_apis_schema_accepts() {
+    use actuator_tool_core::{ToolInfo, ToolParams};
+    let params = ToolParams::from_value(&json!({
+        "properties": {
+            "query": {"type": "string", "description": "What to find."},
+            "limit": {"type": ["integer", "null"], "description": "At most this many."},
+            "mode": {"type": "string", "enum": ["fast", "exact"], "description": "How."},
+            "level": {"type": "integer", "enum": [1, 2], "description": "A level."},
+            "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags."},
+            "filters": {
+                "type": "array",
+                "description": "Filters.",
+                "items": {
+                    "type": "object",
+                    "properties": {"field": {"type": "string"}, "value": {}},
+                    "required": ["field"]
+                }
+            },
+            "options": {"type": "object", "description": "Free-form options."},
+            "either": {"anyOf": [{"type": "string"}, {"type": "number"}], "description": "One of two."}
+        },
+        "required": ["query"]
+    }))
+    .unwrap();
+    let tools = [Arc::new(ToolInfo::new("search", "Search things.", params))];
+    let server = stub(ok(json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]
+    })))
+    .await;
+    model_at(&server, ModelOptions::new())
+        .generate(GenerateRequest::new(&[ChatMessage::user("Find it.")]).tools(&tools))
+        .await
+        .unwrap();
+    let sent = &requests(&server).await[0];
+    let parameters = &sent["tools"][0]["functionDeclarations"][0]["parameters"];
+    assert_eq!(parameters["type"], "OBJECT");
+    assert_eq!(parameters["properties"]["tags"]["items"]["type"], "STRING");
+}
