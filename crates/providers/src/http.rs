@@ -122,9 +122,10 @@ impl Transport {
             }
             map.insert(name, value);
         }
+        // Every credential given, also one a later header of the same name replaced (a
+        // user's `x-goog-api-key` over the key's own): a server may still echo it.
         let secrets = Secrets::new(
-            map.iter()
-                .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?))),
+            headers.iter().map(|(n, v)| (n.as_str(), v.as_str())),
             None,
             parsed.as_str(),
         );

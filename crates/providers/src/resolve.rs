@@ -25,8 +25,11 @@ pub(crate) enum Kind {
     /// Another server speaking Chat Completions.
     Compatible,
     Anthropic,
-    /// Google's Gemini API.
-    Google,
+    /// Google's Gemini API; `bearer` when the credential is an OAuth access token (Vertex AI)
+    /// rather than an API key.
+    Google {
+        bearer: bool,
+    },
 }
 
 /// Local servers with a default base URL and no key needed.
@@ -90,9 +93,19 @@ pub(crate) fn anthropic(model: &str, options: &ModelOptions) -> Result<Resolved,
     })
 }
 
-/// `google/<model>`: the Gemini API (Google AI Studio's endpoint). The key is
-/// `GOOGLE_API_KEY`, as the reference reads it, else `GEMINI_API_KEY`.
+/// `google/<model>`: the Gemini API. Google AI Studio's endpoint by default, with
+/// `GOOGLE_API_KEY` (as the reference reads it, else `GEMINI_API_KEY`); Vertex AI when
+/// `GOOGLE_GENAI_USE_VERTEXAI` is `true` (the SDK's switch), in `GOOGLE_CLOUD_PROJECT` and
+/// `GOOGLE_CLOUD_LOCATION` (default `us-central1`), with an access token from
+/// `GOOGLE_CLOUD_ACCESS_TOKEN` (`gcloud auth print-access-token`) or, without a project, an
+/// express-mode `GOOGLE_API_KEY`. The base URL is everything before `/models/{model}`.
 pub(crate) fn google(model: &str, options: &ModelOptions) -> Result<Resolved, ProviderError> {
+    let vertex = options
+        .env_var("GOOGLE_GENAI_USE_VERTEXAI")
+        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1"));
+    if vertex {
+        return vertex_ai(model, options);
+    }
     let key = match required_key(options, "Google", "GOOGLE_API_KEY") {
         Ok(key) => key,
         Err(missing) => Some(options.env_var("GEMINI_API_KEY").ok_or(missing)?),
@@ -103,8 +116,50 @@ pub(crate) fn google(model: &str, options: &ModelOptions) -> Result<Resolved, Pr
         key,
         key_var: "GOOGLE_API_KEY".into(),
         base_url: base_url(options, "GOOGLE_BASE_URL")
-            .unwrap_or_else(|| "https://generativelanguage.googleapis.com".into()),
-        kind: Kind::Google,
+            .unwrap_or_else(|| "https://generativelanguage.googleapis.com/v1beta".into()),
+        kind: Kind::Google { bearer: false },
+    })
+}
+
+/// `google/<model>` on Vertex AI (see [`google`]).
+fn vertex_ai(model: &str, options: &ModelOptions) -> Result<Resolved, ProviderError> {
+    let project = options.env_var("GOOGLE_CLOUD_PROJECT");
+    let location = options
+        .env_var("GOOGLE_CLOUD_LOCATION")
+        .unwrap_or_else(|| "us-central1".into());
+    let token = options.env_var("GOOGLE_CLOUD_ACCESS_TOKEN");
+    let (key, key_var, bearer) = match (&project, token) {
+        (Some(_), Some(token)) => (Some(token), "GOOGLE_CLOUD_ACCESS_TOKEN", true),
+        (Some(_), None) => {
+            return Err(ProviderError::MissingApiKey {
+                provider: "Vertex AI".into(),
+                var: "GOOGLE_CLOUD_ACCESS_TOKEN".into(),
+            });
+        }
+        (None, _) => (
+            required_key(options, "Vertex AI", "GOOGLE_API_KEY")?,
+            "GOOGLE_API_KEY",
+            false,
+        ),
+    };
+    let host = if location == "global" {
+        "https://aiplatform.googleapis.com".to_owned()
+    } else {
+        format!("https://{location}-aiplatform.googleapis.com")
+    };
+    let default_url = match &project {
+        Some(project) => {
+            format!("{host}/v1/projects/{project}/locations/{location}/publishers/google")
+        }
+        None => "https://aiplatform.googleapis.com/v1/publishers/google".to_owned(),
+    };
+    Ok(Resolved {
+        service: "Vertex AI".into(),
+        model: model.to_owned(),
+        key,
+        key_var: key_var.into(),
+        base_url: base_url(options, "GOOGLE_BASE_URL").unwrap_or(default_url),
+        kind: Kind::Google { bearer },
     })
 }
 
@@ -186,6 +241,57 @@ mod tests {
         let (service, model) = name.split_once('/').unwrap();
         let (_, url) = LOCAL.iter().find(|(p, _)| *p == service).unwrap();
         local(service, url, model, options)
+    }
+
+    #[test]
+    fn google_reads_ai_studio_or_vertex_settings() {
+        let r = google("gemini-2.5-flash", &env(&[("GEMINI_API_KEY", "g")])).unwrap();
+        assert_eq!(r.key.as_deref(), Some("g"));
+        assert_eq!(
+            r.base_url,
+            "https://generativelanguage.googleapis.com/v1beta"
+        );
+        assert_eq!(r.kind, Kind::Google { bearer: false });
+        let vertex = env(&[
+            ("GOOGLE_GENAI_USE_VERTEXAI", "True"),
+            ("GOOGLE_CLOUD_PROJECT", "proj"),
+            ("GOOGLE_CLOUD_LOCATION", "europe-west4"),
+            ("GOOGLE_CLOUD_ACCESS_TOKEN", "ya29.t"),
+        ]);
+        let r = google("gemini-2.5-pro", &vertex).unwrap();
+        assert_eq!(
+            r.base_url,
+            "https://europe-west4-aiplatform.googleapis.com/v1/projects/proj/locations/europe-west4/publishers/google"
+        );
+        assert_eq!(r.kind, Kind::Google { bearer: true });
+        assert_eq!(r.key.as_deref(), Some("ya29.t"));
+        // A project without a token names the variable to set.
+        let err = google(
+            "m",
+            &env(&[
+                ("GOOGLE_GENAI_USE_VERTEXAI", "1"),
+                ("GOOGLE_CLOUD_PROJECT", "p"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("GOOGLE_CLOUD_ACCESS_TOKEN"),
+            "{err}"
+        );
+        // Express mode: an API key, no project.
+        let r = google(
+            "m",
+            &env(&[
+                ("GOOGLE_GENAI_USE_VERTEXAI", "true"),
+                ("GOOGLE_API_KEY", "k"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.base_url,
+            "https://aiplatform.googleapis.com/v1/publishers/google"
+        );
+        assert_eq!(r.kind, Kind::Google { bearer: false });
     }
 
     #[test]

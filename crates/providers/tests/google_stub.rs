@@ -28,7 +28,7 @@ const MODEL: &str = "gemini-2.5-flash";
 
 fn model_at(server: &MockServer, options: ModelOptions) -> Arc<dyn Model> {
     options
-        .base_url(server.uri())
+        .base_url(format!("{}/v1beta", server.uri()))
         .env(|var| (var == "GOOGLE_API_KEY").then(|| "goog-test-key".to_owned()))
         .retry(
             RetryPolicy::default()
@@ -492,4 +492,54 @@ async fn the_dialects_tool_schemas_are_ones_the_apis_schema_accepts() {
     let parameters = &sent["tools"][0]["functionDeclarations"][0]["parameters"];
     assert_eq!(parameters["type"], "OBJECT");
     assert_eq!(parameters["properties"]["tags"]["items"]["type"], "STRING");
+}
+
+#[tokio::test]
+async fn vertex_ai_sends_the_access_token_as_a_bearer_token_to_the_projects_endpoint() {
+    let server = MockServer::start().await;
+    let base = "/v1/projects/proj/locations/europe-west4/publishers/google";
+    Mock::given(method("POST"))
+        .and(path(format!("{base}/models/{MODEL}:generateContent")))
+        .and(header("authorization", "Bearer ya29.token"))
+        .respond_with(ok(json!({
+            "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]
+        })))
+        .mount(&server)
+        .await;
+    let uri = server.uri();
+    let model = ModelOptions::new()
+        .env(move |var| {
+            Some(match var {
+                "GOOGLE_GENAI_USE_VERTEXAI" => "true".to_owned(),
+                "GOOGLE_CLOUD_PROJECT" => "proj".to_owned(),
+                "GOOGLE_CLOUD_LOCATION" => "europe-west4".to_owned(),
+                "GOOGLE_CLOUD_ACCESS_TOKEN" => "ya29.token".to_owned(),
+                "GOOGLE_BASE_URL" => format!("{uri}{base}"),
+                _ => return None,
+            })
+        })
+        .retry(RetryPolicy::none())
+        .build(&format!("google/{MODEL}"))
+        .unwrap();
+    let out = model
+        .generate(GenerateRequest::new(&[ChatMessage::user("Hi")]))
+        .await
+        .unwrap();
+    assert_eq!(out.completion(), "ok");
+    let received = server.received_requests().await.unwrap();
+    assert!(received[0].headers.get("x-goog-api-key").is_none());
+}
+
+#[tokio::test]
+async fn a_body_that_is_no_answer_is_an_error_not_an_empty_answer() {
+    let server =
+        stub(ResponseTemplate::new(200).set_body_json(json!({"echo": "hi", "content": 1}))).await;
+    let err = model_at(&server, ModelOptions::new())
+        .generate(GenerateRequest::new(&[ChatMessage::user("Hi")]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.downcast_ref::<ProviderError>(), Some(ProviderError::MalformedResponse { message, .. }) if message.contains("no candidate")),
+        "{err:?}"
+    );
 }

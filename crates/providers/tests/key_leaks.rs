@@ -45,6 +45,7 @@ fn options(base: &str, stream: bool) -> ModelOptions {
 fn build(kind: &str, base: &str, stream: bool) -> Result<Arc<dyn Model>, ProviderError> {
     match kind {
         "anthropic" => options(base, stream).build("anthropic/claude-test"),
+        "google" => options(base, stream).build("google/gemini-test"),
         _ => options(&format!("{base}/v1"), stream).build("openai/gpt-test"),
     }
 }
@@ -69,6 +70,10 @@ fn hostile(kind: &str, elsewhere: &str) -> Vec<(bool, ResponseTemplate)> {
         "anthropic" => format!(
             "event: error\ndata: {}\n\n",
             json!({"type": "error", "error": {"type": "overloaded_error", "message": format!("key {KEY}")}})
+        ),
+        "google" => format!(
+            "data: {}\n\n",
+            json!({"error": {"code": 503, "message": format!("key {KEY}"), "status": "UNAVAILABLE"}})
         ),
         _ => format!("data: {}\n\n", quoted("server_error")),
     };
@@ -134,7 +139,7 @@ async fn no_failure_shows_the_key_in_errors_events_or_logs() {
     let mut seen = String::new();
     let mut kinds = BTreeSet::new();
     let elsewhere = MockServer::start().await;
-    for kind in ["anthropic", "openai"] {
+    for kind in ["anthropic", "openai", "google"] {
         let mut attempts = Vec::new();
         for (stream, response) in hostile(kind, &elsewhere.uri()) {
             let server = serving(response).await;

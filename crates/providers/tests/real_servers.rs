@@ -246,7 +246,7 @@ async fn react_agent_with_a_real_tool_call_over_gemini_via_litellm() {
     let build = |stream: bool| {
         ModelOptions::new()
             .api_key(servers::LITELLM_KEY)
-            .base_url(proxy.url())
+            .base_url(format!("{}/v1beta", proxy.url()))
             .env(|_| None)
             .config(config())
             .stream(stream)

@@ -13,11 +13,15 @@ use crate::deltas::Deltas;
 use crate::error::ProviderError;
 use crate::http::{Failure, StatusFailure, Transport};
 use crate::options::{ModelOptions, merged};
-use crate::resolve::Resolved;
+use crate::resolve::{Kind, Resolved};
 
-/// A model reached through the Gemini API (`POST {base_url}/v1beta/models/{model}:generateContent`,
-/// or `:streamGenerateContent?alt=sse`), made by [`get_model`](crate::get_model) for `google/…`
-/// with `GOOGLE_API_KEY` (or `GEMINI_API_KEY`) sent as `x-goog-api-key`.
+/// A model reached through the Gemini API (`POST {base_url}/models/{model}:generateContent`,
+/// or `:streamGenerateContent?alt=sse`), made by [`get_model`](crate::get_model) for `google/…`:
+/// Google AI Studio's endpoint (`…/v1beta`) with `GOOGLE_API_KEY` (or `GEMINI_API_KEY`) sent
+/// as `x-goog-api-key`, or Vertex AI with `GOOGLE_GENAI_USE_VERTEXAI=true`,
+/// `GOOGLE_CLOUD_PROJECT`, `GOOGLE_CLOUD_LOCATION` and an access token in
+/// `GOOGLE_CLOUD_ACCESS_TOKEN` (sent as a bearer token), or an express-mode API key. Vertex's
+/// service-account and application-default credentials are not read: give the token.
 ///
 /// - System messages become `systemInstruction`; turns are `user` and `model` contents,
 ///   consecutive messages of one role merged; a call is a `functionCall` part (its id kept, or
@@ -61,7 +65,12 @@ impl GoogleGemini {
     ) -> Result<Self, ProviderError> {
         let mut headers = Vec::new();
         if let Some(key) = &resolved.key {
-            headers.push(("x-goog-api-key".to_owned(), key.clone()));
+            headers.push(match resolved.kind {
+                Kind::Google { bearer: true } => {
+                    ("authorization".to_owned(), format!("Bearer {key}"))
+                }
+                _ => ("x-goog-api-key".to_owned(), key.clone()),
+            });
         }
         headers.extend(options.headers.iter().cloned());
         let transport = Transport::new(
@@ -103,7 +112,7 @@ impl GoogleGemini {
             .unwrap_or_else(|| request.delta_observer().is_some());
         let model = &self.model;
         let result = if streams {
-            let path = format!("/v1beta/models/{model}:streamGenerateContent?alt=sse");
+            let path = format!("/models/{model}:streamGenerateContent?alt=sse");
             self.transport
                 .post_sse(&path, &body, request, || {
                     stream::ContentStream::new(&self.transport.provider, Deltas::of(request))
@@ -112,7 +121,7 @@ impl GoogleGemini {
                 .map(|s| s.finish(model))
                 .map_err(|e| (e, path))
         } else {
-            let path = format!("/v1beta/models/{model}:generateContent");
+            let path = format!("/models/{model}:generateContent");
             match self.transport.post_json(&path, &body, request).await {
                 Ok(bytes) => response::parse(&bytes)
                     .map(|r| response::output(r, model))

@@ -251,14 +251,27 @@ pub(crate) fn output(response: Response, model_name: &str) -> ModelOutput {
     out
 }
 
-/// Reads a whole response body.
+/// Reads a whole response body: one with no candidate and no blocked prompt is not an
+/// answer (every field is optional, so any JSON object would otherwise read as an empty one).
 pub(crate) fn parse(body: &[u8]) -> Result<Response, String> {
-    serde_json::from_slice(body).map_err(|e| {
+    let shown = || crate::error::snippet(&String::from_utf8_lossy(body), 500);
+    let response: Response = serde_json::from_slice(body).map_err(|e| {
         format!(
             "the body is not a generateContent response ({e}): {}",
-            crate::error::snippet(&String::from_utf8_lossy(body), 500)
+            shown()
         )
-    })
+    })?;
+    let blocked = response
+        .prompt_feedback
+        .as_ref()
+        .is_some_and(|f| f.block_reason.is_some());
+    if response.candidates.is_empty() && !blocked {
+        return Err(format!(
+            "the body is not a generateContent response (no candidate and no block reason): {}",
+            shown()
+        ));
+    }
+    Ok(response)
 }
 
 /// The pieces of a streamed response joined into one: adjacent text of one kind (thought or
