@@ -149,7 +149,10 @@
 //!   objects) loses its `type` (it then accepts any value; "A JSON object." goes in its
 //!   description and Actuator's validation still requires one). `required` on a schema without
 //!   properties, and `properties`/`required` on a schema that is not an object, are dropped.
-//!   Names Gemini would reject are reported, not changed.
+//! - A function name Gemini rejects (it must start with a letter or an underscore) is repaired
+//!   ([`ChangeKind::Renamed`]; [`Dialect::function_name`] gives the name sent, to map a call
+//!   back). Gemini documents no limit on parameter names (`properties` is a map of any
+//!   string), so they are sent as they are.
 //!
 //! ```
 //! use actuator_tool_core::{ToolInfo, ToolParams};
@@ -177,15 +180,18 @@ use actuator_tool_core::ToolInfo;
 
 mod base;
 mod gemini;
+mod names;
 mod nulls;
 mod openai;
 mod parse;
 mod report;
 mod schema;
+mod top;
 mod walk;
 mod yaml_scalar;
 
 pub use gemini::GEMINI_MAX_REF_DEPTH;
+pub use names::{restore_argument_names, send_argument_names};
 pub use nulls::strip_strict_nulls;
 pub use parse::{MAX_SHOWN_ARGUMENT_BYTES, parse_tool_call};
 pub use report::{ChangeKind, DialectReport, Rendered, SchemaChange};
@@ -236,6 +242,22 @@ impl Dialect {
         }
     }
 
+    /// The function name this dialect sends for a tool named `name`: the name itself, except
+    /// where the provider rejects it and the dialect repairs it (Gemini: a name must start with
+    /// a letter or an underscore). A provider maps a call back to its tool by comparing the
+    /// name the model called with this.
+    ///
+    /// ```
+    /// use actuator_dialect::Dialect;
+    /// assert_eq!(Dialect::Gemini.function_name("read_file"), "read_file");
+    /// let sent = Dialect::Gemini.function_name("21st_magic_builder");
+    /// assert!(sent.starts_with("_21st_magic_builder_"));
+    /// assert_eq!(Dialect::OpenAiStrict.function_name("21st_magic_builder"), "21st_magic_builder");
+    /// ```
+    pub fn function_name(self, name: &str) -> std::borrow::Cow<'_, str> {
+        names::function_name(self, name)
+    }
+
     /// The snake_case name, as serialized (`mcp`, `openai_strict`, `anthropic`, `gemini`).
     pub fn name(self) -> &'static str {
         match self {
@@ -283,10 +305,15 @@ pub fn openai_strict(info: &ToolInfo) -> Rendered {
 /// Renders a tool for Anthropic's Messages API: `{"name", "description", "input_schema"}`.
 ///
 /// Anthropic accepts JSON Schema, so the schema goes out as is except for `$schema` keywords,
-/// which are removed wherever they appear.
+/// which are removed wherever they appear, `anyOf`, `oneOf` and `allOf` at the top level, which
+/// Anthropic rejects (an `allOf` is merged where it can be; the rest is left to Actuator's
+/// validation), and parameter names outside
+/// `^[a-zA-Z0-9_.-]{1,64}$`, which are renamed ([`ChangeKind::Renamed`]; the provider maps the
+/// model's arguments back with [`restore_argument_names`]).
 pub fn anthropic(info: &ToolInfo) -> Rendered {
     let mut schema = info.parameters.to_value();
     let mut report = DialectReport::default();
+    top::plain(&mut schema, "Anthropic", top::ANTHROPIC, &mut report);
     walk::visit_mut(&mut schema, &At::root(), &mut |m, at| {
         if m.shift_remove("$schema").is_some() {
             report.push(
@@ -296,6 +323,30 @@ pub fn anthropic(info: &ToolInfo) -> Rendered {
             );
         }
     });
+    // Renamed last, so that every path in the report points into the original schema.
+    let renames = names::property_renames(&names::ANTHROPIC_PROPERTY, info);
+    names::rename_properties(&mut schema, &renames.renamed);
+    let pattern = names::ANTHROPIC_PROPERTY.pattern;
+    for (name, wire) in &renames.renamed {
+        report.push(
+            walk::child("/properties", name),
+            ChangeKind::Renamed,
+            format!(
+                "Anthropic rejects parameter names outside {pattern}; '{name}' is sent as \
+                 '{wire}' and restore_argument_names maps it back"
+            ),
+        );
+    }
+    for name in &renames.collisions {
+        report.push(
+            walk::child("/properties", name),
+            ChangeKind::Unsupported,
+            format!(
+                "Anthropic rejects parameter names outside {pattern}, and the repaired name \
+                 of '{name}' is taken by another parameter; it is sent as is"
+            ),
+        );
+    }
     Rendered {
         tool: json!({
             "name": info.name,

@@ -45,7 +45,11 @@ const MAX_OBJECT_NESTING: usize = 10;
 const MAX_ENUM_VALUES: usize = 1000;
 
 pub(super) fn render(info: &ToolInfo) -> Rendered {
-    let schema = info.parameters.to_value();
+    let mut schema = info.parameters.to_value();
+    // Rejected at the top level in either mode: removed before anything else.
+    let mut top = DialectReport::default();
+    crate::top::plain(&mut schema, "OpenAI", crate::top::OPENAI, &mut top);
+    let schema = schema;
     let mut strict = Strict {
         root: &schema,
         report: DialectReport::default(),
@@ -56,34 +60,29 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
         inlining: Vec::new(),
     };
     let rewritten = walk::rewrite(&mut strict, &schema, &At::root());
+    // Past a documented limit strict mode rejects the whole request.
     if strict.properties > MAX_PROPERTIES {
-        strict.report.push(
-            "",
-            ChangeKind::Unsupported,
-            format!(
-                "the schema has {} object properties; strict mode allows {MAX_PROPERTIES}, so \
-                 OpenAI may reject it",
-                strict.properties
-            ),
+        let what = format!(
+            "the schema has {} object properties (strict mode allows {MAX_PROPERTIES})",
+            strict.properties
         );
+        strict.block("", &what);
     }
     if strict.enum_values > MAX_ENUM_VALUES {
-        strict.report.push(
-            "",
-            ChangeKind::Unsupported,
-            format!(
-                "the schema has {} enum values; strict mode allows {MAX_ENUM_VALUES}, so OpenAI \
-                 may reject it",
-                strict.enum_values
-            ),
+        let what = format!(
+            "the schema has {} enum values (strict mode allows {MAX_ENUM_VALUES})",
+            strict.enum_values
         );
+        strict.block("", &what);
     }
-    let (parameters, is_strict, report) = if strict.blockers.is_empty() {
-        (rewritten, true, strict.report)
+    let mut report = top;
+    let (parameters, is_strict) = if strict.blockers.is_empty() {
+        report.changes.extend(strict.report.changes);
+        (rewritten, true)
     } else {
         // The schema goes out unchanged: only what blocks strict mode, and what is malformed,
         // is worth reporting.
-        let mut report = strict.blockers;
+        report.changes.extend(strict.blockers.changes);
         for change in strict.report.of_kind(ChangeKind::Invalid) {
             let problem = change
                 .detail
@@ -95,7 +94,7 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
                 format!("{problem}; sent unchanged (strict mode is off)"),
             );
         }
-        (schema.clone(), false, report)
+        (schema.clone(), false)
     };
     let tool = json!({
         "type": "function",
@@ -306,6 +305,10 @@ impl Rewrite for Strict<'_> {
             }
         }
         append_description(&mut out, &hints);
+        if type_names(out.get("type"), "array") && !out.contains_key("items") {
+            // Strict mode: "array schema missing items".
+            self.block(&place.path, "this array does not say what its items are");
+        }
         self.close_object(&mut out, place);
         if !is_typed(&out) {
             self.block(
@@ -392,14 +395,9 @@ impl Strict<'_> {
         }
         if nesting > MAX_OBJECT_NESTING && !self.nesting_reported {
             self.nesting_reported = true;
-            self.report.push(
-                path,
-                ChangeKind::Unsupported,
-                format!(
-                    "objects are nested more than {MAX_OBJECT_NESTING} levels deep here; OpenAI \
-                     may reject the schema"
-                ),
-            );
+            let what =
+                format!("objects are nested more than {MAX_OBJECT_NESTING} levels deep here");
+            self.block(path, &what);
         }
         if !matches!(out.get("properties"), Some(Value::Object(_))) {
             // An `additionalProperties` other than `false` is reported where it is.
