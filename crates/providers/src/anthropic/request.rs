@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use actuator_dialect::Dialect;
 use actuator_model::{ChatMessage, GenerateConfig, MessageContent};
 use actuator_tool_core::{Content, Media, MediaSource, ToolChoice, ToolInfo};
 use serde_json::{Map, Value, json};
@@ -42,7 +43,7 @@ pub(crate) fn build(
     if !system.is_empty() {
         body.insert("system".into(), json!(system.join("\n\n")));
     }
-    body.insert("messages".into(), Value::Array(messages(input)?));
+    body.insert("messages".into(), Value::Array(messages(input, tools)?));
     if !tools.is_empty() && *tool_choice != ToolChoice::None {
         let rendered: Vec<Value> = tools
             .iter()
@@ -120,7 +121,10 @@ const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// The turns: consecutive messages of one role merged (the API wants them alternating), tool
 /// results as `tool_result` blocks of a user turn, before any other content of that turn.
-fn messages(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
+///
+/// A replayed call's arguments go back under the parameter names the dialect sent (it renames
+/// those Anthropic rejects), as the model gave them.
+fn messages(input: &[ChatMessage], tools: &[Arc<ToolInfo>]) -> Result<Vec<Value>, String> {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for m in input {
         let (role, blocks, results_first) = match m {
@@ -129,9 +133,12 @@ fn messages(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
             ChatMessage::Assistant(a) => {
                 let mut blocks = content_blocks(&a.content, true)?;
                 for call in a.calls() {
-                    let input = call.arguments.to_value().map_err(|e| {
+                    let mut input = call.arguments.to_value().map_err(|e| {
                         format!("the arguments of call {} cannot be read: {e}", call.id)
                     })?;
+                    if let Some(info) = tools.iter().find(|t| t.name == call.function) {
+                        actuator_dialect::send_argument_names(Dialect::Anthropic, info, &mut input);
+                    }
                     blocks.push(json!({
                         "type": "tool_use",
                         "id": call.id,
