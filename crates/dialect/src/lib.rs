@@ -67,8 +67,9 @@
 //! - Moved into the description: other string formats, `default`, `examples`, `minLength`,
 //!   `maxLength`, `uniqueItems`. Dropped: any other keyword (an `allOf` that cannot be merged,
 //!   `not`, `if`/`then`/`else`, `dependentRequired`, non-string formats like `uint32` …).
-//! - Exceeding the documented limits (5000 properties, 10 levels of objects, 1000 enum values)
-//!   is reported as [`ChangeKind::Unsupported`] but rendered anyway.
+//! - `anyOf`, `oneOf`, `allOf`, `enum` and `not` at the top of the parameters, which OpenAI
+//!   rejects there in either mode, are merged (an `allOf`, where it can be) or dropped and left
+//!   to Actuator's validation.
 //!
 //! Some schemas cannot be made strict without refusing arguments the tool accepts: a map
 //! (`additionalProperties` with a schema, or `true`), `patternProperties`, an object with no
@@ -76,8 +77,10 @@
 //! `serde_json::Value`). Closing them would make the model unable to pass what the tool needs,
 //! so the tool is then rendered with `"strict": false` and its schema unchanged, and the report
 //! lists only those places ([`ChangeKind::Unsupported`]). An `enum` with a value not of the
-//! schema's declared type (`{"type": "integer", "enum": ["1", "2"]}`), which strict mode
-//! rejects with a 400 for the whole request, falls back the same way.
+//! schema's declared type (`{"type": "integer", "enum": ["1", "2"]}`), an array without
+//! `items`, and a schema past the documented limits (5000 properties, 10 levels of objects,
+//! 1000 enum values), which strict mode rejects with a 400 for the whole request, fall back
+//! the same way.
 //!
 //! ```
 //! use actuator_dialect::ChangeKind;
@@ -153,6 +156,8 @@
 //!   ([`ChangeKind::Renamed`]; [`Dialect::function_name`] gives the name sent, to map a call
 //!   back). Gemini documents no limit on parameter names (`properties` is a map of any
 //!   string), so they are sent as they are.
+//! - An array without `items` (Gemini: "items: missing field") gets an empty `items` schema,
+//!   and an enum holding an empty string (`enum[N]: cannot be empty`) moves to the description.
 //!
 //! ```
 //! use actuator_tool_core::{ToolInfo, ToolParams};
@@ -168,6 +173,21 @@
 //!     json!({"type": "integer", "nullable": true, "description": "Allowed values: 1, 2, 3."})
 //! );
 //! ```
+//!
+//! # Checked against a corpus
+//!
+//! Every rule above that keeps a provider from rejecting the whole request with a 400 has a
+//! test (`tests/provider_rules.rs`), and the crate's tests render a corpus of 3,537 real-world
+//! tool definitions (the Berkeley Function Calling Leaderboard's functions, the `tools/list`
+//! of github-mcp-server, kubernetes-mcp-server and six other MCP servers, inspect_ai's tools;
+//! `tests/corpus/README.md`) through every dialect and check each rendering against its
+//! provider's rules, encoded once in `tests/provider_check`. On that corpus: OpenAI strict
+//! mode falls back for 63 tools (23 for an enum value not of its type, the rest for maps,
+//! open or untyped schemas); Gemini moves the enums of 69 tools (on a non-string schema, or
+//! with non-string values) into descriptions and takes the type off objects without properties
+//! in 31; Anthropic renames the parameters of one tool (`año_vehiculo`) and drops `$schema`
+//! from 62. The counts are a snapshot
+//! (`tests/snapshots/provider_corpus__corpus_summary.snap`).
 //!
 //! No dialect panics on a malformed schema: what cannot be understood is reported as
 //! [`ChangeKind::Invalid`] and rendered as well as possible.

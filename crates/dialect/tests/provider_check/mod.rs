@@ -3,13 +3,14 @@
 //! renderings through them.
 //!
 //! Sources: OpenAI's Structured Outputs guide (supported keywords, every object closed with
-//! every property required, the root an object, nesting and size limits) and its API reference
+//! every property required, the root an object, nesting and size limits), its API reference
 //! (function names) and the errors its API returns (no `anyOf`, `oneOf`, `allOf`, `enum` or
-//! `not` at the top level, "array schema missing items"); Anthropic's tool-use docs and the errors its API returns
-//! (`input_schema` an object schema valid under draft 2020-12 without `anyOf`, `oneOf` or
-//! `allOf` at the top level, property keys `^[a-zA-Z0-9_.-]{1,64}$`); Gemini's `FunctionDeclaration` and `Schema` reference (names,
-//! the OpenAPI 3.0 subset) and the errors its API returns (`properties should be non-empty for
-//! OBJECT type`, `items: missing field`, `enum[N]: cannot be empty`, enums on strings only).
+//! `not` at the top level, "array schema missing items"); Anthropic's tool-use docs and the
+//! errors its API returns (`input_schema` an object schema valid under draft 2020-12 without
+//! `anyOf`, `oneOf` or `allOf` at the top level, property keys `^[a-zA-Z0-9_.-]{1,64}$`);
+//! Gemini's `FunctionDeclaration` and `Schema` reference (names, the OpenAPI 3.0 subset) and
+//! the errors its API returns (`properties should be non-empty for OBJECT type`,
+//! `items: missing field`, `enum[N]: cannot be empty`, enums on strings only).
 #![allow(dead_code, clippy::unwrap_used)]
 
 use serde_json::{Map, Value};
@@ -195,7 +196,11 @@ pub fn openai(tool: &Value) -> Violations {
             if values.len() > 250 {
                 let len: usize = values.iter().filter_map(Value::as_str).map(str::len).sum();
                 if len > 15_000 {
-                    v.push(format!("{path}: an enum of {} values totals {len} characters (at most 15,000 past 250 values)", values.len()));
+                    let n = values.len();
+                    v.push(format!(
+                        "{path}: {n} enum values total {len} characters (past 250 values, at \
+                         most 15,000)"
+                    ));
                 }
             }
             if !types.is_empty() {

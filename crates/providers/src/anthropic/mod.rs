@@ -39,7 +39,9 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 ///   as they came (redacted ones too); reasoning without a signature (from another provider)
 ///   is not sent.
 /// - Tools go out through [`actuator_dialect::anthropic`]; `ToolChoice` maps to `auto`, `any`
-///   or `tool`; `parallel_tool_calls: false` sets `disable_parallel_tool_use`.
+///   or `tool`; `parallel_tool_calls: false` sets `disable_parallel_tool_use`. Parameter names
+///   the dialect renames (Anthropic rejects names outside `^[a-zA-Z0-9_.-]{1,64}$`) come back
+///   under the tool's own names ([`actuator_dialect::restore_argument_names`]).
 /// - `max_tokens` is required by the API: 4096 unless the config says. `temperature` and
 ///   `top_p` are not part of the Messages API and are not sent; `stop_seqs` are
 ///   `stop_sequences`.
