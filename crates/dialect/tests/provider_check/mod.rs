@@ -182,7 +182,7 @@ pub fn openai(tool: &Value) -> Violations {
         let typed = ["type", "enum", "const", "anyOf", "$ref"]
             .iter()
             .any(|k| m.contains_key(*k));
-        if !typed && !path.ends_with("/$defs") {
+        if !typed {
             v.push(format!("{path}: a schema without a type"));
         }
         let types = type_names(m);
