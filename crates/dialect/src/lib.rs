@@ -79,8 +79,9 @@
 //! lists only those places ([`ChangeKind::Unsupported`]). An `enum` with a value not of the
 //! schema's declared type (`{"type": "integer", "enum": ["1", "2"]}`), an array without
 //! `items`, and a schema past the documented limits (5000 properties, 10 levels of objects,
-//! 1000 enum values), which strict mode rejects with a 400 for the whole request, fall back
-//! the same way.
+//! 1000 enum values, 120,000 characters of property names and enum and const values, 15,000
+//! characters for one enum of more than 250 values), which strict mode rejects with a 400 for
+//! the whole request, fall back the same way.
 //!
 //! ```
 //! use actuator_dialect::ChangeKind;

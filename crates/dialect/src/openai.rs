@@ -43,6 +43,11 @@ const KEPT: &[&str] = &[
 const MAX_PROPERTIES: usize = 5000;
 const MAX_OBJECT_NESTING: usize = 10;
 const MAX_ENUM_VALUES: usize = 1000;
+/// The characters of every property name, enum value and const value together.
+const MAX_TEXT: usize = 120_000;
+/// Past this many values, one enum's strings may total at most [`MAX_LONG_ENUM_TEXT`].
+const LONG_ENUM: usize = 250;
+const MAX_LONG_ENUM_TEXT: usize = 15_000;
 
 pub(super) fn render(info: &ToolInfo) -> Rendered {
     let mut schema = info.parameters.to_value();
@@ -56,6 +61,7 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
         blockers: DialectReport::default(),
         properties: 0,
         enum_values: 0,
+        text: 0,
         nesting_reported: false,
         inlining: Vec::new(),
     };
@@ -72,6 +78,14 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
         let what = format!(
             "the schema has {} enum values (strict mode allows {MAX_ENUM_VALUES})",
             strict.enum_values
+        );
+        strict.block("", &what);
+    }
+    if strict.text > MAX_TEXT {
+        let what = format!(
+            "its property names, enum and const values total {} characters (strict mode \
+             allows {MAX_TEXT})",
+            strict.text
         );
         strict.block("", &what);
     }
@@ -116,6 +130,8 @@ struct Strict<'a> {
     blockers: DialectReport,
     properties: usize,
     enum_values: usize,
+    /// Characters of property names, enum and const values (strict mode's string limit).
+    text: usize,
     nesting_reported: bool,
     /// The references being inlined, outermost first.
     inlining: Vec<String>,
@@ -167,6 +183,7 @@ impl Rewrite for Strict<'_> {
                 "properties" => {
                     if let Value::Object(props) = val {
                         self.properties += props.len();
+                        self.text += props.keys().map(|k| k.chars().count()).sum::<usize>();
                     }
                     let Some(rewritten) = walk::rewrite_named(self, val, place, key) else {
                         continue;
@@ -253,6 +270,16 @@ impl Rewrite for Strict<'_> {
                 "enum" => {
                     if let Value::Array(values) = val {
                         self.enum_values += values.len();
+                        let chars: usize = values.iter().map(string_chars).sum();
+                        self.text += chars;
+                        if values.len() > LONG_ENUM && chars > MAX_LONG_ENUM_TEXT {
+                            let what = format!(
+                                "this enum has {} values totalling {chars} characters (past \
+                                 {LONG_ENUM} values strict mode allows {MAX_LONG_ENUM_TEXT})",
+                                values.len()
+                            );
+                            self.block(&at, &what);
+                        }
                         if let Some(stray) = values.iter().find(|v| !fits_type(m.get("type"), v)) {
                             // OpenAI rejects the whole request: "enum value … does not
                             // validate against {type}".
@@ -284,6 +311,10 @@ impl Rewrite for Strict<'_> {
                     } else {
                         self.invalid(&at, &format!("\"{key}\" must be a string; dropped"));
                     }
+                }
+                "const" => {
+                    self.text += string_chars(val);
+                    out.insert(key.clone(), val.clone());
                 }
                 k if KEPT.contains(&k) => {
                     out.insert(key.clone(), val.clone());
@@ -471,7 +502,11 @@ impl Strict<'_> {
     }
 }
 
-/// Whether a rewritten schema says what values it takes (strict mode rejects untyped schemas).
+/// The characters of a string value (strict mode counts only strings toward its limits).
+fn string_chars(value: &Value) -> usize {
+    value.as_str().map_or(0, |s| s.chars().count())
+}
+
 /// Whether `value` is of one of the types `ty` declares (any value when it declares none;
 /// `null` always, as strict mode adds it to the enum of a nullable property).
 fn fits_type(ty: Option<&Value>, value: &Value) -> bool {
@@ -491,6 +526,7 @@ fn fits_type(ty: Option<&Value>, value: &Value) -> bool {
     names.iter().any(|t| fits(t))
 }
 
+/// Whether a rewritten schema says what values it takes (strict mode rejects untyped schemas).
 fn is_typed(m: &Map<String, Value>) -> bool {
     [
         "type",

@@ -337,6 +337,34 @@ fn openai_strict_falls_back_past_its_documented_limits() {
     let rendered = openai_strict(&tool(json!({"e": {"type": "string", "enum": values}})));
     assert_eq!(rendered.tool["function"]["strict"], json!(false));
 
+    // One enum of more than 250 values totalling more than 15,000 characters.
+    let long: Vec<String> = (0..300).map(|i| format!("{i:0>60}")).collect();
+    let rendered = openai_strict(&tool(json!({"e": {"type": "string", "enum": long}})));
+    assert_eq!(rendered.tool["function"]["strict"], json!(false));
+    assert!(has(
+        &rendered.report,
+        "/properties/e/enum",
+        ChangeKind::Unsupported
+    ));
+    // Names and values together past 120,000 characters (enums of 200 values each).
+    let props: serde_json::Map<String, Value> = (0..11)
+        .map(|p| {
+            let values: Vec<String> = (0..200).map(|i| format!("{p}-{i:0>60}")).collect();
+            (format!("e{p}"), json!({"type": "string", "enum": values}))
+        })
+        .collect();
+    let rendered = openai_strict(&tool(Value::Object(props)));
+    assert_eq!(rendered.tool["function"]["strict"], json!(false));
+    assert!(
+        rendered
+            .report
+            .changes
+            .iter()
+            .any(|c| c.detail.contains("characters (strict mode allows 120000)")),
+        "{}",
+        rendered.report
+    );
+
     let mut deep = json!({"type": "string"});
     for _ in 0..11 {
         deep = json!({"type": "object", "properties": {"d": deep}, "required": ["d"]});
