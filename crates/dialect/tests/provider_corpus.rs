@@ -2,7 +2,8 @@
 //! rendered through every dialect and checked against its provider's documented rules
 //! (`provider_check`): each rendering is one the provider accepts, or, for OpenAI, a non-strict
 //! fallback whose report says why. The OpenAI renderings are also checked against the
-//! official API description (`openai_spec`). What the dialects had to do is summed up per
+//! official API description (`openai_spec`), the Anthropic ones against the `ToolParam` of the
+//! request schema made from Anthropic's SDK. What the dialects had to do is summed up per
 //! dialect in a snapshot.
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::panic)]
@@ -59,6 +60,18 @@ fn corpus() -> (Vec<(String, ToolInfo)>, usize) {
     (tools, left_out)
 }
 
+/// Anthropic's `ToolParam`, from the request schema generated from its official SDK
+/// (`specs/anthropic/messages-request.schema.json`, see `specs/SOURCES.md`).
+fn anthropic_tool_param() -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../specs/anthropic/messages-request.schema.json"
+    );
+    let request: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let root = json!({"$ref": "#/$defs/ToolParam", "$defs": request["$defs"]});
+    jsonschema::draft202012::new(&root).unwrap()
+}
+
 fn check(dialect: Dialect, tool: &Value) -> provider_check::Violations {
     match dialect {
         Dialect::Mcp => provider_check::mcp(tool),
@@ -74,6 +87,7 @@ fn every_corpus_tool_renders_as_its_provider_accepts() {
     let (tools, left_out) = corpus();
     assert!(tools.len() >= 1000, "only {} corpus tools", tools.len());
     let spec = openai_spec::spec();
+    let tool_param = anthropic_tool_param();
     let mut failures = Vec::new();
     // dialect -> (tools changed, tools falling back, change kind -> tools)
     let mut summary: BTreeMap<&str, (usize, usize, BTreeMap<&str, usize>)> = BTreeMap::new();
@@ -90,6 +104,12 @@ fn every_corpus_tool_renders_as_its_provider_accepts() {
             let entry = summary.entry(dialect.name()).or_default();
             if !rendered.report.is_empty() {
                 entry.0 += 1;
+            }
+            if dialect == Dialect::Anthropic {
+                let errs = openai_spec::errors(&tool_param, &rendered.tool);
+                if !errs.is_empty() {
+                    failures.push(format!("{source} {}: ToolParam: {errs:?}", info.name));
+                }
             }
             if dialect == Dialect::OpenAiStrict {
                 let function = &rendered.tool["function"];
@@ -196,6 +216,11 @@ fn the_checkers_catch_what_providers_reject() {
     );
     assert!(!provider_check::anthropic(&anthropic(json!({"properties": {}}))).is_empty());
     assert!(!provider_check::anthropic(&anthropic(top_any_of)).is_empty());
+
+    let tool_param = anthropic_tool_param();
+    assert!(tool_param.is_valid(&anthropic(json!({"type": "object"}))));
+    assert!(!tool_param.is_valid(&json!({"input_schema": {"type": "object"}})));
+    assert!(!tool_param.is_valid(&json!({"name": "t", "input_schema": {}, "extra": 1})));
 
     let gemini = |name: &str, parameters: Value| json!({"name": name, "description": "", "parameters": parameters});
     let fine = json!({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"]}}, "required": ["a"]});
