@@ -67,8 +67,9 @@
 //! - Moved into the description: other string formats, `default`, `examples`, `minLength`,
 //!   `maxLength`, `uniqueItems`. Dropped: any other keyword (an `allOf` that cannot be merged,
 //!   `not`, `if`/`then`/`else`, `dependentRequired`, non-string formats like `uint32` …).
-//! - Exceeding the documented limits (5000 properties, 10 levels of objects, 1000 enum values)
-//!   is reported as [`ChangeKind::Unsupported`] but rendered anyway.
+//! - `anyOf`, `oneOf`, `allOf`, `enum` and `not` at the top of the parameters, which OpenAI
+//!   rejects there in either mode, are merged (an `allOf`, where it can be) or dropped and left
+//!   to Actuator's validation.
 //!
 //! Some schemas cannot be made strict without refusing arguments the tool accepts: a map
 //! (`additionalProperties` with a schema, or `true`), `patternProperties`, an object with no
@@ -76,8 +77,11 @@
 //! `serde_json::Value`). Closing them would make the model unable to pass what the tool needs,
 //! so the tool is then rendered with `"strict": false` and its schema unchanged, and the report
 //! lists only those places ([`ChangeKind::Unsupported`]). An `enum` with a value not of the
-//! schema's declared type (`{"type": "integer", "enum": ["1", "2"]}`), which strict mode
-//! rejects with a 400 for the whole request, falls back the same way.
+//! schema's declared type (`{"type": "integer", "enum": ["1", "2"]}`), an array without
+//! `items`, and a schema past the documented limits (5000 properties, 10 levels of objects,
+//! 1000 enum values, 120,000 characters of property names and enum and const values, 15,000
+//! characters for one enum of more than 250 values), which strict mode rejects with a 400 for
+//! the whole request, fall back the same way.
 //!
 //! ```
 //! use actuator_dialect::ChangeKind;
@@ -149,7 +153,12 @@
 //!   objects) loses its `type` (it then accepts any value; "A JSON object." goes in its
 //!   description and Actuator's validation still requires one). `required` on a schema without
 //!   properties, and `properties`/`required` on a schema that is not an object, are dropped.
-//!   Names Gemini would reject are reported, not changed.
+//! - A function name Gemini rejects (it must start with a letter or an underscore) is repaired
+//!   ([`ChangeKind::Renamed`]; [`Dialect::function_name`] gives the name sent, to map a call
+//!   back). Gemini documents no limit on parameter names (`properties` is a map of any
+//!   string), so they are sent as they are.
+//! - An array without `items` (Gemini: "items: missing field") gets an empty `items` schema,
+//!   and an enum holding an empty string (`enum[N]: cannot be empty`) moves to the description.
 //!
 //! ```
 //! use actuator_tool_core::{ToolInfo, ToolParams};
@@ -166,6 +175,21 @@
 //! );
 //! ```
 //!
+//! # Checked against a corpus
+//!
+//! Every rule above that keeps a provider from rejecting the whole request with a 400 has a
+//! test (`tests/provider_rules.rs`), and the crate's tests render a corpus of 3,537 real-world
+//! tool definitions (the Berkeley Function Calling Leaderboard's functions, the `tools/list`
+//! of github-mcp-server, kubernetes-mcp-server and six other MCP servers, inspect_ai's tools;
+//! `tests/corpus/README.md`) through every dialect and check each rendering against its
+//! provider's rules, encoded once in `tests/provider_check`. On that corpus: OpenAI strict
+//! mode falls back for 63 tools (23 for an enum value not of its type, the rest for maps,
+//! open or untyped schemas); Gemini moves the enums of 69 tools (on a non-string schema, or
+//! with non-string values) into descriptions and takes the type off objects without properties
+//! in 31; Anthropic renames the parameters of one tool (`año_vehiculo`) and drops `$schema`
+//! from 62. The counts are a snapshot
+//! (`tests/snapshots/provider_corpus__corpus_summary.snap`).
+//!
 //! No dialect panics on a malformed schema: what cannot be understood is reported as
 //! [`ChangeKind::Invalid`] and rendered as well as possible.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -177,15 +201,18 @@ use actuator_tool_core::ToolInfo;
 
 mod base;
 mod gemini;
+mod names;
 mod nulls;
 mod openai;
 mod parse;
 mod report;
 mod schema;
+mod top;
 mod walk;
 mod yaml_scalar;
 
 pub use gemini::GEMINI_MAX_REF_DEPTH;
+pub use names::{restore_argument_names, send_argument_names};
 pub use nulls::strip_strict_nulls;
 pub use parse::{MAX_SHOWN_ARGUMENT_BYTES, parse_tool_call};
 pub use report::{ChangeKind, DialectReport, Rendered, SchemaChange};
@@ -236,6 +263,22 @@ impl Dialect {
         }
     }
 
+    /// The function name this dialect sends for a tool named `name`: the name itself, except
+    /// where the provider rejects it and the dialect repairs it (Gemini: a name must start with
+    /// a letter or an underscore). A provider maps a call back to its tool by comparing the
+    /// name the model called with this.
+    ///
+    /// ```
+    /// use actuator_dialect::Dialect;
+    /// assert_eq!(Dialect::Gemini.function_name("read_file"), "read_file");
+    /// let sent = Dialect::Gemini.function_name("21st_magic_builder");
+    /// assert!(sent.starts_with("_21st_magic_builder_"));
+    /// assert_eq!(Dialect::OpenAiStrict.function_name("21st_magic_builder"), "21st_magic_builder");
+    /// ```
+    pub fn function_name(self, name: &str) -> std::borrow::Cow<'_, str> {
+        names::function_name(self, name)
+    }
+
     /// The snake_case name, as serialized (`mcp`, `openai_strict`, `anthropic`, `gemini`).
     pub fn name(self) -> &'static str {
         match self {
@@ -283,10 +326,15 @@ pub fn openai_strict(info: &ToolInfo) -> Rendered {
 /// Renders a tool for Anthropic's Messages API: `{"name", "description", "input_schema"}`.
 ///
 /// Anthropic accepts JSON Schema, so the schema goes out as is except for `$schema` keywords,
-/// which are removed wherever they appear.
+/// which are removed wherever they appear, `anyOf`, `oneOf` and `allOf` at the top level, which
+/// Anthropic rejects (an `allOf` is merged where it can be; the rest is left to Actuator's
+/// validation), and parameter names outside
+/// `^[a-zA-Z0-9_.-]{1,64}$`, which are renamed ([`ChangeKind::Renamed`]; the provider maps the
+/// model's arguments back with [`restore_argument_names`]).
 pub fn anthropic(info: &ToolInfo) -> Rendered {
     let mut schema = info.parameters.to_value();
     let mut report = DialectReport::default();
+    top::plain(&mut schema, "Anthropic", top::ANTHROPIC, &mut report);
     walk::visit_mut(&mut schema, &At::root(), &mut |m, at| {
         if m.shift_remove("$schema").is_some() {
             report.push(
@@ -296,6 +344,30 @@ pub fn anthropic(info: &ToolInfo) -> Rendered {
             );
         }
     });
+    // Renamed last, so that every path in the report points into the original schema.
+    let renames = names::property_renames(&names::ANTHROPIC_PROPERTY, info);
+    names::rename_properties(&mut schema, &renames.renamed);
+    let pattern = names::ANTHROPIC_PROPERTY.pattern;
+    for (name, wire) in &renames.renamed {
+        report.push(
+            walk::child("/properties", name),
+            ChangeKind::Renamed,
+            format!(
+                "Anthropic rejects parameter names outside {pattern}; '{name}' is sent as \
+                 '{wire}' and restore_argument_names maps it back"
+            ),
+        );
+    }
+    for name in &renames.collisions {
+        report.push(
+            walk::child("/properties", name),
+            ChangeKind::Unsupported,
+            format!(
+                "Anthropic rejects parameter names outside {pattern}, and the repaired name \
+                 of '{name}' is taken by another parameter; it is sent as is"
+            ),
+        );
+    }
     Rendered {
         tool: json!({
             "name": info.name,

@@ -112,6 +112,13 @@ pub enum ChangeKind {
     /// A construct was replaced by one the provider supports that accepts the same values or
     /// more (`oneOf` → `anyOf`, `const` → one-value `enum`, a tuple → an array …).
     Rewritten,
+    /// A name the provider rejects was replaced by one it accepts, derived from the original
+    /// so that the provider's side maps it back ([`Dialect::function_name`],
+    /// [`restore_argument_names`]).
+    ///
+    /// [`Dialect::function_name`]: crate::Dialect::function_name
+    /// [`restore_argument_names`]: crate::restore_argument_names
+    Renamed,
     /// A `$ref` was replaced by the definition it points to.
     Inlined,
     /// A recursive `$ref` was replaced by a bare placeholder to stop the inlining.
@@ -136,6 +143,7 @@ impl ChangeKind {
             ChangeKind::Dropped => "dropped",
             ChangeKind::MovedToDescription => "moved_to_description",
             ChangeKind::Rewritten => "rewritten",
+            ChangeKind::Renamed => "renamed",
             ChangeKind::Inlined => "inlined",
             ChangeKind::RecursionCut => "recursion_cut",
             ChangeKind::MadeNullable => "made_nullable",

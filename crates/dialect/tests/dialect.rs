@@ -220,7 +220,7 @@ fn mcp_is_the_schema_as_is() {
 }
 
 #[test]
-fn anthropic_only_drops_dollar_schema() {
+fn anthropic_only_drops_dollar_schema_and_renames_what_it_rejects() {
     for (name, info) in samples() {
         let rendered = dialect::anthropic(&info);
         let schema = &rendered.tool["input_schema"];
@@ -229,11 +229,20 @@ fn anthropic_only_drops_dollar_schema() {
                 kinds_at(&rendered.report, "/properties/$schema_inside/$schema"),
                 [ChangeKind::Dropped]
             );
-            assert_eq!(rendered.report.changes.len(), 1);
+            // `$` is outside Anthropic's property names.
             assert_eq!(
-                schema["properties"]["$schema_inside"],
-                json!({"type": "boolean"})
+                kinds_at(&rendered.report, "/properties/$schema_inside"),
+                [ChangeKind::Renamed]
             );
+            assert_eq!(rendered.report.changes.len(), 2);
+            let (wire, sent) = schema["properties"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .next_back()
+                .unwrap();
+            assert!(wire.starts_with("_schema_inside_"), "{wire}");
+            assert_eq!(sent, &json!({"type": "boolean"}));
         } else if info.parameters.extra.contains_key("$schema") {
             // A top-level $schema (kept from the input schema) is the one change, reported.
             assert_eq!(
@@ -647,13 +656,15 @@ fn tools_without_parameters() {
 }
 
 #[test]
-fn names_gemini_rejects_are_reported() {
+fn names_gemini_rejects_are_repaired() {
     let rendered = dialect::gemini(&sample("names"));
-    assert_eq!(kinds_at(&rendered.report, ""), [ChangeKind::Unsupported]);
+    assert_eq!(kinds_at(&rendered.report, ""), [ChangeKind::Renamed]);
     assert_eq!(
-        kinds_at(&rendered.report, "/properties/dry-run"),
-        [ChangeKind::Unsupported]
+        rendered.tool["name"],
+        json!(Dialect::Gemini.function_name("9lives"))
     );
+    // Gemini documents no limit on parameter names: sent as they are.
+    assert!(kinds_at(&rendered.report, "/properties/dry-run").is_empty());
     assert!(kinds_at(&rendered.report, "/properties/ok_name").is_empty());
     assert!(
         gemini_params(&rendered)["properties"]

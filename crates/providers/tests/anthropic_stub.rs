@@ -456,3 +456,67 @@ async fn images_and_documents_in_user_messages() {
         ])
     );
 }
+
+/// A parameter name Anthropic rejects (`^[a-zA-Z0-9_.-]{1,64}$`) goes out renamed; the model's
+/// call comes back under the tool's own name, and goes out renamed again when replayed.
+#[tokio::test]
+async fn parameter_names_anthropic_rejects_are_renamed_and_mapped_back() {
+    let mut params = actuator_tool_core::ToolParams::default();
+    params
+        .properties
+        .insert("filter[id]".into(), json!({"type": "string"}));
+    params.required.push("filter[id]".into());
+    let tool = Arc::new(ToolInfo::new("list_apps", "List apps.", params));
+    let wire = actuator_dialect::anthropic(&tool).tool["input_schema"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    assert_ne!(wire, "filter[id]");
+    let body = anthropic_message(
+        json!([{"type": "tool_use", "id": "toolu_1", "name": "list_apps", "input": {wire.clone(): "42"}}]),
+        "tool_use",
+    );
+    let server = stub(anthropic_ok(body)).await;
+    let model = model_at(&server.uri(), ModelOptions::new());
+    let tools = [tool];
+    let out = generate(
+        &*model,
+        &[ChatMessage::user("List app 42.")],
+        &tools,
+        &ToolChoice::Auto,
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    let message = out.message().unwrap().clone();
+    assert_eq!(
+        message.calls()[0].arguments.to_value().unwrap(),
+        json!({"filter[id]": "42"})
+    );
+    let history = [
+        ChatMessage::user("List app 42."),
+        ChatMessage::Assistant(Box::new(message)),
+        ChatMessage::tool("[]", "toolu_1", "list_apps", None),
+    ];
+    generate(
+        &*model,
+        &history,
+        &tools,
+        &ToolChoice::Auto,
+        &GenerateConfig::default(),
+    )
+    .await
+    .unwrap();
+    let requests = anthropic_requests(&server).await;
+    assert_eq!(
+        requests[0]["tools"][0]["input_schema"]["required"],
+        json!([wire.clone()])
+    );
+    assert_eq!(
+        requests[1]["messages"][1]["content"][0]["input"],
+        json!({wire: "42"})
+    );
+}

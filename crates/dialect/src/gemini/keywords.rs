@@ -45,7 +45,8 @@ impl Gemini<'_> {
         }
     }
 
-    /// The shapes Gemini rejects with a 400 for the whole request, repaired: `properties` on
+    /// The shapes Gemini rejects with a 400 for the whole request, repaired: an array without
+    /// `items` gets an empty one, `properties` on
     /// a schema whose type is not `object` are dropped (its API: "only allowed for OBJECT
     /// type"), and an `object` without properties (a map, `{"type": "object"}` as an array's
     /// items) loses its type (Gemini: "properties should be non-empty for OBJECT type"), so it
@@ -53,6 +54,16 @@ impl Gemini<'_> {
     /// still requires an object.
     pub(super) fn check_object_shape(&mut self, out: &mut Map<String, Value>, path: &str) {
         let ty = out.get("type").and_then(Value::as_str).map(str::to_owned);
+        if ty.as_deref() == Some("array") && !out.contains_key("items") {
+            // Gemini: "items: missing field". Items of any kind, as the schema said.
+            out.insert("items".into(), Value::Object(Map::new()));
+            self.report.push(
+                child(path, "items"),
+                ChangeKind::Rewritten,
+                "Gemini rejects an array schema without items; an empty items schema (any \
+                 value) was added",
+            );
+        }
         let has_properties =
             matches!(out.get("properties"), Some(Value::Object(p)) if !p.is_empty());
         match ty.as_deref() {
@@ -170,7 +181,9 @@ impl Gemini<'_> {
         }
         let declared = super::first_type(m);
         let on_strings = matches!(declared, None | Some("string"));
-        if on_strings && others.iter().all(Value::is_string) {
+        // Gemini rejects an empty string among enum values ("enum[N]: cannot be empty").
+        let has_empty = others.iter().any(|v| v.as_str() == Some(""));
+        if on_strings && others.iter().all(Value::is_string) && !has_empty {
             if !m.contains_key("type") {
                 out.insert("type".into(), json!("string"));
             }
@@ -178,6 +191,10 @@ impl Gemini<'_> {
         } else {
             hints.push(format!("Allowed values: {}.", join_values(&others)));
             let detail = match declared {
+                _ if has_empty && others.iter().all(Value::is_string) => "Gemini rejects an \
+                     empty string among enum values; the allowed values are listed in the \
+                     description"
+                    .to_owned(),
                 Some(t) if t != "string" && others.iter().all(Value::is_string) => format!(
                     "Gemini allows enums only on strings, and this schema is {t}; the allowed \
                      values are listed in the description"

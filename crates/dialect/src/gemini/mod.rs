@@ -7,7 +7,7 @@ use actuator_tool_core::ToolInfo;
 use crate::base::resolve_ref;
 use crate::report::{ChangeKind, DialectReport, Rendered};
 use crate::schema::{append_description, hint, merge_all_of, merged, ref_name};
-use crate::walk::{self, At, Rewrite, child};
+use crate::walk::{self, At, Rewrite};
 
 mod keywords;
 use keywords::set_bound;
@@ -38,31 +38,21 @@ pub(crate) fn render(info: &ToolInfo) -> Rendered {
         stack: Vec::new(),
         expansions: 0,
     };
-    if !gemini_name_ok(&info.name) {
+    let name = crate::names::function_name(crate::Dialect::Gemini, &info.name);
+    if name != info.name {
         gemini.report.push(
             "",
-            ChangeKind::Unsupported,
+            ChangeKind::Renamed,
             format!(
-                "Gemini function names must start with a letter or an underscore; '{}' is sent \
-                 as is",
+                "Gemini function names must match {}; '{}' is sent as '{name}' \
+                 (Dialect::function_name maps a call back)",
+                crate::names::GEMINI_FUNCTION.pattern,
                 info.name
             ),
         );
     }
-    for name in info.parameters.names() {
-        if !gemini_name_ok(name) || name.contains(['-', '.']) {
-            gemini.report.push(
-                child("/properties", name),
-                ChangeKind::Unsupported,
-                format!(
-                    "Gemini parameter names must match ^[a-zA-Z_][a-zA-Z0-9_]*$; '{name}' is sent \
-                     as is"
-                ),
-            );
-        }
-    }
     let mut tool = Map::new();
-    tool.insert("name".into(), json!(info.name));
+    tool.insert("name".into(), json!(name));
     tool.insert("description".into(), json!(info.description));
     // Gemini rejects an object schema with no properties; a tool without parameters leaves
     // `parameters` out, as its API documents.
@@ -74,14 +64,6 @@ pub(crate) fn render(info: &ToolInfo) -> Rendered {
         tool: Value::Object(tool),
         report: gemini.report,
     }
-}
-
-fn gemini_name_ok(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 struct Gemini<'a> {

@@ -4,11 +4,16 @@ mod request;
 pub(crate) mod response;
 pub(crate) mod stream;
 
+use std::sync::Arc;
 use std::time::Instant;
 
+use actuator_dialect::Dialect;
 use actuator_model::{
     BoxFuture, GenerateConfig, GenerateRequest, Model, ModelError, ModelOutput, StopReason,
 };
+
+use actuator_tool_core::ToolInfo;
+use serde_json::Value;
 
 use crate::check::{Rules, check_conversation};
 use crate::deltas::Deltas;
@@ -34,7 +39,9 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 ///   as they came (redacted ones too); reasoning without a signature (from another provider)
 ///   is not sent.
 /// - Tools go out through [`actuator_dialect::anthropic`]; `ToolChoice` maps to `auto`, `any`
-///   or `tool`; `parallel_tool_calls: false` sets `disable_parallel_tool_use`.
+///   or `tool`; `parallel_tool_calls: false` sets `disable_parallel_tool_use`. Parameter names
+///   the dialect renames (Anthropic rejects names outside `^[a-zA-Z0-9_.-]{1,64}$`) come back
+///   under the tool's own names ([`actuator_dialect::restore_argument_names`]).
 /// - `max_tokens` is required by the API: 4096 unless the config says. `temperature` and
 ///   `top_p` are not part of the Messages API and are not sent; `stop_seqs` are
 ///   `stop_sequences`.
@@ -140,6 +147,7 @@ impl AnthropicMessages {
         match result {
             Ok(mut out) => {
                 out.time = Some(started.elapsed().as_secs_f64());
+                restore_argument_names(&mut out, tools);
                 Ok(out)
             }
             Err(Failure::Other(e)) => Err(e),
@@ -147,6 +155,30 @@ impl AnthropicMessages {
                 Some(out) => Ok(out),
                 None => Err(self.transport.status_error(&self.transport.url(path), &s)),
             },
+        }
+    }
+}
+
+/// The model calls tools with the parameter names the Anthropic dialect sent, which renames
+/// those Anthropic rejects; its arguments are mapped back to the tools' own names before
+/// anything validates them.
+fn restore_argument_names(out: &mut ModelOutput, tools: &[Arc<ToolInfo>]) {
+    let Some(calls) = out.message_mut().and_then(|m| m.tool_calls.as_mut()) else {
+        return;
+    };
+    for call in calls.iter_mut().filter(|c| c.parse_error.is_none()) {
+        let Some(info) = tools.iter().find(|t| t.name == call.function) else {
+            continue;
+        };
+        let Ok(mut args) = call.arguments.to_value() else {
+            continue;
+        };
+        let before = args.clone();
+        actuator_dialect::restore_argument_names(Dialect::Anthropic, info, &mut args);
+        if args != before
+            && let Value::Object(map) = args
+        {
+            call.arguments = map.into();
         }
     }
 }

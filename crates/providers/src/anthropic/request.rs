@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use actuator_dialect::Dialect;
 use actuator_model::{ChatMessage, GenerateConfig, MessageContent};
 use actuator_tool_core::{Content, Media, MediaSource, ToolChoice, ToolInfo};
 use serde_json::{Map, Value, json};
@@ -50,7 +51,7 @@ pub(crate) fn build(
         };
         body.insert("system".into(), system);
     }
-    let mut turns = messages(input)?;
+    let mut turns = messages(input, tools)?;
     if cache {
         mark_lookback(&mut turns);
         // Automatic caching: the API places a breakpoint on the last cacheable block.
@@ -170,7 +171,10 @@ const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// The turns: consecutive messages of one role merged (the API wants them alternating), tool
 /// results as `tool_result` blocks of a user turn, before any other content of that turn.
-fn messages(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
+///
+/// A replayed call's arguments go back under the parameter names the dialect sent (it renames
+/// those Anthropic rejects), as the model gave them.
+fn messages(input: &[ChatMessage], tools: &[Arc<ToolInfo>]) -> Result<Vec<Value>, String> {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for m in input {
         let (role, blocks, results_first) = match m {
@@ -179,9 +183,12 @@ fn messages(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
             ChatMessage::Assistant(a) => {
                 let mut blocks = content_blocks(&a.content, true)?;
                 for call in a.calls() {
-                    let input = call.arguments.to_value().map_err(|e| {
+                    let mut input = call.arguments.to_value().map_err(|e| {
                         format!("the arguments of call {} cannot be read: {e}", call.id)
                     })?;
+                    if let Some(info) = tools.iter().find(|t| t.name == call.function) {
+                        actuator_dialect::send_argument_names(Dialect::Anthropic, info, &mut input);
+                    }
                     blocks.push(json!({
                         "type": "tool_use",
                         "id": call.id,

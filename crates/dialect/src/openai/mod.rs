@@ -6,8 +6,10 @@ use actuator_tool_core::ToolInfo;
 
 use crate::base::resolve_ref;
 use crate::report::{ChangeKind, DialectReport, Rendered};
-use crate::schema::{accepts_null, append_description, hint, merge_all_of, merged, type_names};
+use crate::schema::{append_description, hint, merge_all_of, merged, type_names};
 use crate::walk::{self, At, Rewrite, child};
+
+mod close;
 
 /// The string formats strict mode supports.
 const FORMATS: &[&str] = &[
@@ -43,47 +45,60 @@ const KEPT: &[&str] = &[
 const MAX_PROPERTIES: usize = 5000;
 const MAX_OBJECT_NESTING: usize = 10;
 const MAX_ENUM_VALUES: usize = 1000;
+/// The characters of every property name, enum value and const value together.
+const MAX_TEXT: usize = 120_000;
+/// Past this many values, one enum's strings may total at most [`MAX_LONG_ENUM_TEXT`].
+const LONG_ENUM: usize = 250;
+const MAX_LONG_ENUM_TEXT: usize = 15_000;
 
 pub(super) fn render(info: &ToolInfo) -> Rendered {
-    let schema = info.parameters.to_value();
+    let mut schema = info.parameters.to_value();
+    // Rejected at the top level in either mode: removed before anything else.
+    let mut top = DialectReport::default();
+    crate::top::plain(&mut schema, "OpenAI", crate::top::OPENAI, &mut top);
+    let schema = schema;
     let mut strict = Strict {
         root: &schema,
         report: DialectReport::default(),
         blockers: DialectReport::default(),
         properties: 0,
         enum_values: 0,
+        text: 0,
         nesting_reported: false,
         inlining: Vec::new(),
     };
     let rewritten = walk::rewrite(&mut strict, &schema, &At::root());
+    // Past a documented limit strict mode rejects the whole request.
     if strict.properties > MAX_PROPERTIES {
-        strict.report.push(
-            "",
-            ChangeKind::Unsupported,
-            format!(
-                "the schema has {} object properties; strict mode allows {MAX_PROPERTIES}, so \
-                 OpenAI may reject it",
-                strict.properties
-            ),
+        let what = format!(
+            "the schema has {} object properties (strict mode allows {MAX_PROPERTIES})",
+            strict.properties
         );
+        strict.block("", &what);
     }
     if strict.enum_values > MAX_ENUM_VALUES {
-        strict.report.push(
-            "",
-            ChangeKind::Unsupported,
-            format!(
-                "the schema has {} enum values; strict mode allows {MAX_ENUM_VALUES}, so OpenAI \
-                 may reject it",
-                strict.enum_values
-            ),
+        let what = format!(
+            "the schema has {} enum values (strict mode allows {MAX_ENUM_VALUES})",
+            strict.enum_values
         );
+        strict.block("", &what);
     }
-    let (parameters, is_strict, report) = if strict.blockers.is_empty() {
-        (rewritten, true, strict.report)
+    if strict.text > MAX_TEXT {
+        let what = format!(
+            "its property names, enum and const values total {} characters (strict mode \
+             allows {MAX_TEXT})",
+            strict.text
+        );
+        strict.block("", &what);
+    }
+    let mut report = top;
+    let (parameters, is_strict) = if strict.blockers.is_empty() {
+        report.changes.extend(strict.report.changes);
+        (rewritten, true)
     } else {
         // The schema goes out unchanged: only what blocks strict mode, and what is malformed,
         // is worth reporting.
-        let mut report = strict.blockers;
+        report.changes.extend(strict.blockers.changes);
         for change in strict.report.of_kind(ChangeKind::Invalid) {
             let problem = change
                 .detail
@@ -95,7 +110,7 @@ pub(super) fn render(info: &ToolInfo) -> Rendered {
                 format!("{problem}; sent unchanged (strict mode is off)"),
             );
         }
-        (schema.clone(), false, report)
+        (schema.clone(), false)
     };
     let tool = json!({
         "type": "function",
@@ -117,6 +132,8 @@ struct Strict<'a> {
     blockers: DialectReport,
     properties: usize,
     enum_values: usize,
+    /// Characters of property names, enum and const values (strict mode's string limit).
+    text: usize,
     nesting_reported: bool,
     /// The references being inlined, outermost first.
     inlining: Vec<String>,
@@ -168,6 +185,7 @@ impl Rewrite for Strict<'_> {
                 "properties" => {
                     if let Value::Object(props) = val {
                         self.properties += props.len();
+                        self.text += props.keys().map(|k| k.chars().count()).sum::<usize>();
                     }
                     let Some(rewritten) = walk::rewrite_named(self, val, place, key) else {
                         continue;
@@ -254,6 +272,16 @@ impl Rewrite for Strict<'_> {
                 "enum" => {
                     if let Value::Array(values) = val {
                         self.enum_values += values.len();
+                        let chars: usize = values.iter().map(string_chars).sum();
+                        self.text += chars;
+                        if values.len() > LONG_ENUM && chars > MAX_LONG_ENUM_TEXT {
+                            let what = format!(
+                                "this enum has {} values totalling {chars} characters (past \
+                                 {LONG_ENUM} values strict mode allows {MAX_LONG_ENUM_TEXT})",
+                                values.len()
+                            );
+                            self.block(&at, &what);
+                        }
                         if let Some(stray) = values.iter().find(|v| !fits_type(m.get("type"), v)) {
                             // OpenAI rejects the whole request: "enum value … does not
                             // validate against {type}".
@@ -286,6 +314,10 @@ impl Rewrite for Strict<'_> {
                         self.invalid(&at, &format!("\"{key}\" must be a string; dropped"));
                     }
                 }
+                "const" => {
+                    self.text += string_chars(val);
+                    out.insert(key.clone(), val.clone());
+                }
                 k if KEPT.contains(&k) => {
                     out.insert(key.clone(), val.clone());
                 }
@@ -306,6 +338,10 @@ impl Rewrite for Strict<'_> {
             }
         }
         append_description(&mut out, &hints);
+        if type_names(out.get("type"), "array") && !out.contains_key("items") {
+            // Strict mode: "array schema missing items".
+            self.block(&place.path, "this array does not say what its items are");
+        }
         self.close_object(&mut out, place);
         if !is_typed(&out) {
             self.block(
@@ -381,99 +417,13 @@ impl Strict<'_> {
         self.inlining.pop();
         Some(out)
     }
-
-    /// Strict mode needs every object closed and every property required: optional properties
-    /// become nullable.
-    fn close_object(&mut self, out: &mut Map<String, Value>, place: &At) {
-        let (path, nesting) = (place.path.as_str(), place.objects);
-        let is_object = type_names(out.get("type"), "object") || out.contains_key("properties");
-        if !is_object {
-            return;
-        }
-        if nesting > MAX_OBJECT_NESTING && !self.nesting_reported {
-            self.nesting_reported = true;
-            self.report.push(
-                path,
-                ChangeKind::Unsupported,
-                format!(
-                    "objects are nested more than {MAX_OBJECT_NESTING} levels deep here; OpenAI \
-                     may reject the schema"
-                ),
-            );
-        }
-        if !matches!(out.get("properties"), Some(Value::Object(_))) {
-            // An `additionalProperties` other than `false` is reported where it is.
-            if !out.contains_key("additionalProperties") {
-                self.block(path, "this object lists no properties and accepts any");
-            }
-            return;
-        }
-        let required: Vec<String> = match out.get("required") {
-            Some(Value::Array(names)) => names
-                .iter()
-                .filter_map(|n| n.as_str().map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let Some(Value::Object(props)) = out.get_mut("properties") else {
-            return;
-        };
-        let mut all = Vec::with_capacity(props.len());
-        let mut changes = Vec::new();
-        for (name, sub) in props.iter_mut() {
-            all.push(Value::String(name.clone()));
-            if required.contains(name) {
-                continue;
-            }
-            let at = child(&child(path, "properties"), name);
-            if accepts_null(self.root, sub) {
-                changes.push((
-                    at,
-                    ChangeKind::MadeRequired,
-                    format!(
-                        "optional property '{name}' already accepts null; strict mode lists it \
-                         in required, and null stands for \"not given\""
-                    ),
-                ));
-            } else {
-                make_nullable(sub);
-                changes.push((
-                    at,
-                    ChangeKind::MadeNullable,
-                    format!(
-                        "optional property '{name}' is required in strict mode, so it now also \
-                         accepts null; strip_strict_nulls turns a null back into \"not given\""
-                    ),
-                ));
-            }
-        }
-        for name in &required {
-            if !props.contains_key(name) {
-                changes.push((
-                    child(path, "required"),
-                    ChangeKind::Invalid,
-                    format!("required names '{name}', which is not a property; dropped"),
-                ));
-            }
-        }
-        for (at, kind, detail) in changes {
-            self.report.push(at, kind, detail);
-        }
-        out.insert("required".into(), Value::Array(all));
-        if out.get("additionalProperties") != Some(&Value::Bool(false)) {
-            if matches!(out.get("additionalProperties"), None | Some(Value::Null)) {
-                self.report.push(
-                    path,
-                    ChangeKind::Closed,
-                    "object closed with additionalProperties: false, as strict mode requires",
-                );
-            }
-            out.insert("additionalProperties".into(), Value::Bool(false));
-        }
-    }
 }
 
-/// Whether a rewritten schema says what values it takes (strict mode rejects untyped schemas).
+/// The characters of a string value (strict mode counts only strings toward its limits).
+fn string_chars(value: &Value) -> usize {
+    value.as_str().map_or(0, |s| s.chars().count())
+}
+
 /// Whether `value` is of one of the types `ty` declares (any value when it declares none;
 /// `null` always, as strict mode adds it to the enum of a nullable property).
 fn fits_type(ty: Option<&Value>, value: &Value) -> bool {
@@ -493,6 +443,7 @@ fn fits_type(ty: Option<&Value>, value: &Value) -> bool {
     names.iter().any(|t| fits(t))
 }
 
+/// Whether a rewritten schema says what values it takes (strict mode rejects untyped schemas).
 fn is_typed(m: &Map<String, Value>) -> bool {
     [
         "type",
@@ -505,71 +456,4 @@ fn is_typed(m: &Map<String, Value>) -> bool {
     ]
     .iter()
     .any(|k| m.contains_key(*k))
-}
-
-/// Makes a schema accept `null` as well: `null` joins a simple `type` (and its `enum`), or an
-/// `anyOf`; anything else is wrapped as `anyOf: [schema, {"type": "null"}]`.
-pub(super) fn make_nullable(schema: &mut Value) {
-    let m = match schema {
-        Value::Object(m) => m,
-        Value::Bool(false) => {
-            *schema = json!({"type": "null"});
-            return;
-        }
-        _ => return,
-    };
-    let composite = ["anyOf", "oneOf", "allOf", "$ref", "const"]
-        .iter()
-        .any(|k| m.contains_key(*k));
-    if !composite {
-        match m.get_mut("type") {
-            Some(Value::String(t)) => {
-                if t != "null" {
-                    let t = std::mem::take(t);
-                    m.insert("type".into(), json!([t, "null"]));
-                }
-                add_null_to_enum(m);
-                return;
-            }
-            Some(Value::Array(types)) if types.iter().all(Value::is_string) => {
-                if !types.contains(&json!("null")) {
-                    types.push(json!("null"));
-                }
-                add_null_to_enum(m);
-                return;
-            }
-            _ => {}
-        }
-    }
-    let only_any_of = m.contains_key("anyOf")
-        && m.keys()
-            .all(|k| k == "anyOf" || k == "description" || k == "title");
-    if only_any_of && let Some(Value::Array(branches)) = m.get_mut("anyOf") {
-        branches.push(json!({"type": "null"}));
-        return;
-    }
-    let mut outer = Map::new();
-    let mut inner = Map::new();
-    for (k, v) in std::mem::take(m) {
-        if k == "description" || k == "title" {
-            outer.insert(k, v);
-        } else {
-            inner.insert(k, v);
-        }
-    }
-    let mut wrapped = Map::new();
-    wrapped.insert(
-        "anyOf".into(),
-        json!([Value::Object(inner), {"type": "null"}]),
-    );
-    wrapped.extend(outer);
-    *m = wrapped;
-}
-
-fn add_null_to_enum(m: &mut Map<String, Value>) {
-    if let Some(Value::Array(values)) = m.get_mut("enum")
-        && !values.contains(&Value::Null)
-    {
-        values.push(Value::Null);
-    }
 }
