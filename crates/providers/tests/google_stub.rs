@@ -543,3 +543,54 @@ async fn a_body_that_is_no_answer_is_an_error_not_an_empty_answer() {
         "{err:?}"
     );
 }
+
+#[tokio::test]
+async fn a_function_name_gemini_rejects_is_sent_repaired_and_called_back_by_its_own_name() {
+    use actuator_dialect::Dialect;
+    use actuator_tool_core::{ToolInfo, ToolParams};
+    let own = "3d_render";
+    let sent = Dialect::Gemini.function_name(own).into_owned();
+    assert_ne!(sent, own);
+    let server = stub(ok(json!({
+        "candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"id": "c1", "name": sent, "args": {}}}
+        ]}, "finishReason": "STOP"}]
+    })))
+    .await;
+    let model = model_at(&server, ModelOptions::new());
+    let tools = [Arc::new(ToolInfo::new(
+        own,
+        "Render.",
+        ToolParams::default(),
+    ))];
+    let mut input = vec![ChatMessage::user("Render it.")];
+    let choice = ToolChoice::Function { name: own.into() };
+    let out = model
+        .generate(
+            GenerateRequest::new(&input)
+                .tools(&tools)
+                .tool_choice(&choice),
+        )
+        .await
+        .unwrap();
+    let message = out.message().unwrap().clone();
+    assert_eq!(message.calls()[0].function, own);
+    input.push(ChatMessage::Assistant(Box::new(message)));
+    input.push(ChatMessage::tool("done", "c1", own, None));
+    model
+        .generate(GenerateRequest::new(&input).tools(&tools))
+        .await
+        .unwrap();
+    let sent_requests = requests(&server).await;
+    assert_eq!(
+        sent_requests[0]["tools"][0]["functionDeclarations"][0]["name"],
+        sent
+    );
+    assert_eq!(
+        sent_requests[0]["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"],
+        json!([sent])
+    );
+    let replay = &sent_requests[1]["contents"];
+    assert_eq!(replay[1]["parts"][0]["functionCall"]["name"], sent);
+    assert_eq!(replay[2]["parts"][0]["functionResponse"]["name"], sent);
+}

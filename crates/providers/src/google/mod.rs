@@ -4,9 +4,12 @@ mod request;
 pub(crate) mod response;
 pub(crate) mod stream;
 
+use std::sync::Arc;
 use std::time::Instant;
 
+use actuator_dialect::Dialect;
 use actuator_model::{BoxFuture, GenerateConfig, GenerateRequest, Model, ModelError, ModelOutput};
+use actuator_tool_core::ToolInfo;
 
 use crate::check::{Rules, check_conversation};
 use crate::deltas::Deltas;
@@ -28,7 +31,9 @@ use crate::resolve::{Kind, Resolved};
 ///   made when Gemini gives none) and its result a `functionResponse` part with `output`, or
 ///   `error` for a failed call, as the reference sends them.
 /// - Tools go out through [`actuator_dialect::gemini`] as `functionDeclarations`; `ToolChoice`
-///   maps to `AUTO`, `ANY`, or `ANY` with `allowedFunctionNames`.
+///   maps to `AUTO`, `ANY`, or `ANY` with `allowedFunctionNames`. A function name Gemini
+///   rejects is sent repaired ([`Dialect::function_name`]), and calls come back under the
+///   tool's own name.
 /// - Thinking: `reasoning_tokens` is `thinkingConfig.thinkingBudget` (0 turns it off), with the
 ///   thoughts' summaries returned as reasoning. Thought signatures are kept and replayed on the
 ///   part they came with (a turn's first call when it has calls); other providers' reasoning
@@ -138,6 +143,7 @@ impl GoogleGemini {
         match result {
             Ok(mut out) => {
                 out.time = Some(started.elapsed().as_secs_f64());
+                restore_function_names(&mut out, request.tools);
                 Ok(out)
             }
             Err((Failure::Other(e), _)) => Err(e),
@@ -145,6 +151,23 @@ impl GoogleGemini {
                 Some(out) => Ok(out),
                 None => Err(self.transport.status_error(&self.transport.url(&path), &s)),
             },
+        }
+    }
+}
+
+/// The model calls a tool by the name its declaration was sent with, which the Gemini dialect
+/// repairs where Gemini rejects it; the call is mapped back to the tool's own name.
+fn restore_function_names(out: &mut ModelOutput, tools: &[Arc<ToolInfo>]) {
+    let Some(calls) = out.message_mut().and_then(|m| m.tool_calls.as_mut()) else {
+        return;
+    };
+    for call in calls.iter_mut() {
+        let own = tools.iter().find(|t| {
+            let sent = Dialect::Gemini.function_name(&t.name);
+            sent != t.name.as_str() && sent == call.function.as_str()
+        });
+        if let Some(tool) = own {
+            call.function = tool.name.as_str().into();
         }
     }
 }

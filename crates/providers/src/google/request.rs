@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use actuator_dialect::Dialect;
 use actuator_model::{ChatMessage, ChatMessageAssistant, GenerateConfig, MessageContent};
 use actuator_tool_core::{Content, Media, MediaSource, ToolChoice, ToolInfo};
 use serde_json::{Map, Value, json};
@@ -54,7 +55,7 @@ pub(crate) fn build(
         let calling = match tool_choice {
             ToolChoice::Any => json!({"mode": "ANY"}),
             ToolChoice::Function { name } => {
-                json!({"mode": "ANY", "allowedFunctionNames": [name]})
+                json!({"mode": "ANY", "allowedFunctionNames": [Dialect::Gemini.function_name(name)]})
             }
             ToolChoice::Auto | ToolChoice::None => json!({"mode": "AUTO"}),
         };
@@ -147,8 +148,9 @@ fn contents(input: &[ChatMessage]) -> Result<Vec<Value>, String> {
                     Some(e) => json!({"error": e.message}),
                     None => json!({"output": t.content.text()}),
                 };
+                let name = t.function.as_deref().unwrap_or_default();
                 let mut call = json!({
-                    "name": t.function.as_deref().unwrap_or_default(),
+                    "name": Dialect::Gemini.function_name(name),
                     "response": response,
                 });
                 if let Some(id) = &t.tool_call_id {
@@ -216,8 +218,10 @@ fn model_parts(message: &ChatMessageAssistant) -> Result<Vec<Value>, String> {
             .arguments
             .to_value()
             .map_err(|e| format!("the arguments of call {} cannot be read: {e}", call.id))?;
-        let mut part =
-            json!({"functionCall": {"id": call.id, "name": call.function, "args": args}});
+        // Under the name the declaration was sent with (the dialect repairs names Gemini
+        // rejects).
+        let name = Dialect::Gemini.function_name(&call.function);
+        let mut part = json!({"functionCall": {"id": call.id, "name": name, "args": args}});
         if i == 0
             && let Some(s) = signature.take()
         {
