@@ -8,57 +8,14 @@
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::panic)]
 
+mod corpus;
 mod openai_spec;
 mod provider_check;
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use actuator_dialect::{ChangeKind, Dialect};
-use actuator_tool_core::{ToolInfo, ToolParams, validate_tool_name};
 use serde_json::{Value, json};
-
-/// The corpus's tools as Actuator would offer them, and how many it leaves out (an input schema
-/// that is not an object schema). A name Actuator refuses (`validate_tool_name`, as the MCP
-/// client does; many BFCL names hold dots) has each other character replaced by `_`, so that
-/// the tool's schema is still checked.
-fn corpus() -> (Vec<(String, ToolInfo)>, usize) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/tools.jsonl.gz");
-    let file = std::fs::File::open(path).unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .unwrap();
-    let mut tools = Vec::new();
-    let mut left_out = 0;
-    for line in text.lines() {
-        let entry: Value = serde_json::from_str(line).unwrap();
-        let mut name = entry["name"].as_str().unwrap().to_owned();
-        if validate_tool_name(&name).is_err() {
-            name = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .take(64)
-                .collect();
-        }
-        match ToolParams::pass_through(&entry["inputSchema"]) {
-            Ok(params) => {
-                validate_tool_name(&name).unwrap();
-                let description = entry["description"].as_str().unwrap_or_default();
-                let source = entry["source"].as_str().unwrap().to_owned();
-                tools.push((source, ToolInfo::new(name, description, params)));
-            }
-            Err(_) => left_out += 1,
-        }
-    }
-    (tools, left_out)
-}
 
 /// Anthropic's `ToolParam`, from the request schema generated from its official SDK
 /// (`specs/anthropic/messages-request.schema.json`, see `specs/SOURCES.md`).
@@ -84,7 +41,7 @@ fn check(dialect: Dialect, tool: &Value) -> provider_check::Violations {
 
 #[test]
 fn every_corpus_tool_renders_as_its_provider_accepts() {
-    let (tools, left_out) = corpus();
+    let (tools, left_out) = corpus::corpus();
     assert!(tools.len() >= 1000, "only {} corpus tools", tools.len());
     let spec = openai_spec::spec();
     let tool_param = anthropic_tool_param();
