@@ -46,6 +46,7 @@ pub use observe::{GenerateObserver, RetryReport, StreamDelta, ToolCallDelta};
 mod request;
 pub use request::GenerateRequest;
 
+pub mod concurrency;
 pub mod credentials;
 
 #[cfg(feature = "tls")]
