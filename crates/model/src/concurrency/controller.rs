@@ -277,18 +277,48 @@ impl ConcurrencyController {
                 self.give_back(permit);
                 continue;
             }
-            let in_use = self.in_use.fetch_add(1, Ordering::Relaxed) + 1;
-            // The round's high-water mark, taken at acquiring (at release the slot is already
-            // back, so a full limit would read one short); not during a cooldown, whose
-            // traffic was admitted under the old limit.
-            if !state.in_cooldown(now) {
-                let in_use = u32::try_from(in_use).unwrap_or(u32::MAX);
-                state.max_in_use_this_round = state.max_in_use_this_round.max(in_use);
-            }
-            return ConnectionPermit {
-                controller: self,
-                permit,
-            };
+            return self.admit(&mut state, now, permit);
+        }
+    }
+
+    /// A slot now, if one is free and no `Retry-After` pause holds the endpoint.
+    ///
+    /// ```
+    /// use actuator_model::concurrency::{ConnectionLimit, connection_controller};
+    /// let c = connection_controller("doc|try", "demo/m", &ConnectionLimit::Fixed(1));
+    /// let first = c.try_acquire();
+    /// assert!(first.is_some());
+    /// assert!(c.try_acquire().is_none());
+    /// drop(first);
+    /// assert!(c.try_acquire().is_some());
+    /// ```
+    pub fn try_acquire(&self) -> Option<ConnectionPermit<'_>> {
+        let mut state = self.state();
+        let now = Instant::now();
+        if state.paused(now).is_some() {
+            return None;
+        }
+        let permit = self.semaphore.try_acquire().ok()?;
+        Some(self.admit(&mut state, now, Some(permit)))
+    }
+
+    fn admit<'a>(
+        &'a self,
+        state: &mut State,
+        now: Instant,
+        permit: Option<SemaphorePermit<'a>>,
+    ) -> ConnectionPermit<'a> {
+        let in_use = self.in_use.fetch_add(1, Ordering::Relaxed) + 1;
+        // The round's high-water mark, taken at acquiring (at release the slot is already
+        // back, so a full limit would read one short); not during a cooldown, whose traffic
+        // was admitted under the old limit.
+        if !state.in_cooldown(now) {
+            let in_use = u32::try_from(in_use).unwrap_or(u32::MAX);
+            state.max_in_use_this_round = state.max_in_use_this_round.max(in_use);
+        }
+        ConnectionPermit {
+            controller: self,
+            permit,
         }
     }
 
