@@ -9,6 +9,23 @@
 //! and cuts it on rate limits. [`ConcurrencyController::stats`] and
 //! [`ConcurrencyController::history`] are what the progress display and the log show.
 //!
+//! The rules are the reference's (`inspect_ai.util._concurrency`, 0.3.285): until the first
+//! rate limit, a clean round (as many successes as the limit, at least 4, with at least 80 % of
+//! the limit in use at some point) doubles the limit (slow start); after it, a clean round adds
+//! `scale_up_percent` of it (at least 1). A rate limit cuts it by `decrease_factor`, at most
+//! once per `cooldown`, and successes inside the cooldown do not count. Limits from 10 up are
+//! multiples of 5. Where this differs, and why:
+//!
+//! - a provider holds a slot per HTTP attempt, not across a retry's wait (the reference holds
+//!   it for the whole generation): the limit then counts the requests at the server, which is
+//!   what a provider's limit counts;
+//! - a rate limit's `Retry-After` holds every new request of the endpoint until it has passed
+//!   (at most [`MAX_RETRY_AFTER_PAUSE`]); the reference carries the value but lets only the
+//!   request that got it wait, so the other samples run into the same limit meanwhile;
+//! - the caller decides what is a rate limit: actuator-providers counts 429 and Anthropic's
+//!   529 (overloaded), where the reference counts 529 as transient;
+//! - there is no control channel to retune a limit, so no `manual` change.
+//!
 //! ```
 //! use actuator_model::concurrency::{AdaptiveConcurrency, ConnectionLimit};
 //! let limit = ConnectionLimit::Adaptive("1-4-16".parse().unwrap());
