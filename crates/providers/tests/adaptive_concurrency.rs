@@ -117,7 +117,15 @@ async fn the_default_limit_backs_off_once_and_then_holds_the_servers_limit() {
     assert_eq!(stats.rate_limits, refused as u64);
     assert_eq!(stats.model, "openai/gpt-test");
 
-    for body in counts.bodies() {
+    // What the stub sent and received is what the official spec says.
+    common::spec::assert_valid(
+        &common::spec::openai().chat_response,
+        &common::rate_limited::completion_json(),
+        "CreateChatCompletionResponse",
+    );
+    let bodies = counts.bodies();
+    assert!(!bodies.is_empty());
+    for body in bodies {
         common::spec::check_openai_request(&body);
     }
 }
