@@ -147,6 +147,37 @@ impl Throughput {
     }
 }
 
+/// The throughput of logs merged into one (shards of one evaluation): each model's counts
+/// added up, its rate their sum over `seconds` (the merged run's span, start of the first to end
+/// of the last), its limit and requests in flight the highest of the logs'.
+pub(crate) fn merge_throughput<'a>(
+    logs: impl IntoIterator<Item = &'a BTreeMap<String, ModelThroughput>>,
+    seconds: f64,
+) -> BTreeMap<String, ModelThroughput> {
+    let mut merged: BTreeMap<String, ModelThroughput> = BTreeMap::new();
+    for log in logs {
+        for (model, t) in log {
+            match merged.get_mut(model) {
+                Some(m) => {
+                    m.requests += t.requests;
+                    m.back_offs += t.back_offs;
+                    m.retries += t.retries;
+                    m.concurrency = m.concurrency.max(t.concurrency);
+                    m.in_use = m.in_use.max(t.in_use);
+                    m.adaptive |= t.adaptive;
+                }
+                None => {
+                    merged.insert(model.clone(), t.clone());
+                }
+            }
+        }
+    }
+    for t in merged.values_mut() {
+        t.requests_per_second = t.requests as f64 / seconds.max(1e-3);
+    }
+    merged
+}
+
 fn unix_now() -> f64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
