@@ -13,9 +13,10 @@ use tokio::time::Instant;
 
 use super::{AdaptiveConcurrency, ConnectionLimit, ceil_to_nice, floor_to_nice};
 
-/// The longest an endpoint stops admitting new requests after a `Retry-After`: a server
-/// cannot hold every request of the process for longer than this (each request's own retry
-/// still waits what it was told, within its retry policy).
+/// The longest an endpoint stops admitting new requests after a `Retry-After`, and the longest
+/// such pauses hold one request in all: a server cannot hold the process's requests for longer
+/// than this (each request's own retry still waits what it was told, within its retry
+/// policy).
 pub const MAX_RETRY_AFTER_PAUSE: Duration = Duration::from_secs(60);
 
 /// The reference's `ROUND_SIZE_FLOOR`: a round is at least this many clean successes.
@@ -258,11 +259,20 @@ impl ConcurrencyController {
     }
 
     /// Waits for a slot: until a `Retry-After` pause is over and fewer than the limit are in
-    /// flight. Cancel-safe: dropping the future gives up the place in the queue.
+    /// flight. Pauses hold one request for at most [`MAX_RETRY_AFTER_PAUSE`] in all, so a
+    /// server that keeps answering 429 cannot keep it waiting for ever (its retries then end
+    /// it). Cancel-safe: dropping the future gives up the place in the queue.
     pub async fn acquire(&self) -> ConnectionPermit<'_> {
+        let pauses_end = Instant::now() + MAX_RETRY_AFTER_PAUSE;
+        let paused = |state: &State, now: Instant| {
+            state
+                .paused(now)
+                .map(|until| until.min(pauses_end))
+                .filter(|until| now < *until)
+        };
         loop {
-            let paused = self.state().paused(Instant::now());
-            if let Some(until) = paused {
+            let until = paused(&self.state(), Instant::now());
+            if let Some(until) = until {
                 tokio::time::sleep_until(until).await;
                 continue;
             }
@@ -271,7 +281,7 @@ impl ConcurrencyController {
             let permit = self.semaphore.acquire().await.ok();
             let mut state = self.state();
             let now = Instant::now();
-            if state.paused(now).is_some() {
+            if paused(&state, now).is_some() {
                 // A rate limit came while this one queued: wait the pause out first.
                 drop(state);
                 self.give_back(permit);

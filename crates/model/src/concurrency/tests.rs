@@ -148,6 +148,27 @@ async fn retry_after_holds_every_new_request_until_it_has_passed() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_server_that_keeps_pausing_holds_a_request_for_at_most_the_cap() {
+    let c = Arc::new(controller(1, 4, 100));
+    let pauser = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            loop {
+                c.rate_limited(Some(Duration::from_secs(30)));
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            }
+        })
+    };
+    tokio::task::yield_now().await;
+    let start = tokio::time::Instant::now();
+    let permit = tokio::time::timeout(Duration::from_secs(600), c.acquire()).await;
+    assert!(permit.is_ok(), "still waiting after ten minutes");
+    drop(permit);
+    assert_eq!(start.elapsed(), MAX_RETRY_AFTER_PAUSE);
+    pauser.abort();
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_fixed_limit_still_honours_retry_after() {
     let c = ConcurrencyController::new("t", "t/m", &ConnectionLimit::Fixed(2));
     let start = tokio::time::Instant::now();
