@@ -104,10 +104,7 @@ async fn the_default_limit_backs_off_once_and_then_holds_the_servers_limit() {
     );
 
     // One controller for the four models, cut once by the reference's rule (20 → 15).
-    let controller = connection_controllers()
-        .into_iter()
-        .find(|c| c.key().contains(&server.url))
-        .unwrap();
+    let controller = controller_of(&server.url);
     let history = controller.history();
     assert_eq!(history.len(), 1, "{history:?}");
     assert_eq!(history[0].reason, LimitChangeReason::RateLimit);
@@ -139,10 +136,7 @@ async fn a_provider_that_keeps_up_is_given_more_up_to_the_ceiling() {
     // Slow start: 2 → 4 → 8, and never past the ceiling.
     assert_eq!(server.counts.peak.load(Ordering::SeqCst), 8);
     assert_eq!(server.counts.refused.load(Ordering::SeqCst), 0);
-    let controller = connection_controllers()
-        .into_iter()
-        .find(|c| c.key().contains(&server.url))
-        .unwrap();
+    let controller = controller_of(&server.url);
     let reasons: Vec<_> = controller.history().iter().map(|h| h.reason).collect();
     assert_eq!(reasons, [LimitChangeReason::SlowStart; 2]);
 }
@@ -193,4 +187,93 @@ async fn a_fixed_limit_is_kept_and_waiting_for_a_slot_is_not_working_time() {
         "{}",
         model_event.working_time
     );
+}
+
+/// A server answering `status` with `body` once, then `ok`; its URL.
+async fn failing_once(
+    status: u16,
+    body: serde_json::Value,
+    ok: wiremock::ResponseTemplate,
+) -> wiremock::MockServer {
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(status).set_body_json(body))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ok)
+        .mount(&server)
+        .await;
+    server
+}
+
+fn controller_of(url: &str) -> Arc<actuator_model::concurrency::ConcurrencyController> {
+    connection_controllers()
+        .into_iter()
+        .find(|c| c.key().contains(url))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn anthropics_529_and_a_429_cut_the_limit_a_503_does_not() {
+    use serde_json::json;
+    let anthropic_ok = common::anthropic_ok(common::anthropic_message(
+        json!([{"type": "text", "text": "ok"}]),
+        "end_turn",
+    ));
+    let openai_ok = common::openai_ok(common::chat_completion(
+        json!({"role": "assistant", "content": "ok"}),
+        "stop",
+    ));
+    let overloaded =
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+    let rate_limited = json!({"error": {"message": "Rate limit reached", "type": "requests", "param": null, "code": "rate_limit_exceeded"}});
+    let unavailable = json!({"error": {"message": "Service unavailable", "type": "server_error", "param": null, "code": null}});
+    let cases = [
+        (
+            failing_once(529, overloaded, anthropic_ok).await,
+            true,
+            1,
+            0,
+        ),
+        (
+            failing_once(429, rate_limited, openai_ok.clone()).await,
+            false,
+            1,
+            0,
+        ),
+        (failing_once(503, unavailable, openai_ok).await, false, 0, 1),
+    ];
+    for (server, anthropic, back_offs, retries) in cases {
+        let options = ModelOptions::new().retry(fast_retries(3));
+        let model = if anthropic {
+            options
+                .api_key("sk-ant-test")
+                .base_url(server.uri())
+                .env(|_| None)
+                .build("anthropic/claude-test")
+                .unwrap()
+        } else {
+            model_at(&server.uri(), options)
+        };
+        let out = model
+            .generate(GenerateRequest::new(&[ChatMessage::user("hi")]))
+            .await
+            .unwrap();
+        assert_eq!(out.completion(), "ok");
+        let controller = controller_of(&server.uri());
+        let stats = controller.stats();
+        assert_eq!(
+            (stats.rate_limits, stats.retries, stats.requests),
+            (back_offs, retries, 1),
+            "{}",
+            server.uri()
+        );
+        // A back-off cuts the default 20 to 15; a 503 leaves it.
+        let expected = if back_offs > 0 { 15 } else { 20 };
+        assert_eq!(controller.concurrency(), expected);
+    }
 }
