@@ -38,7 +38,8 @@ pub struct ModelThroughput {
     pub in_use: u32,
     /// Rate limits (429, 529) received during the run: each one a back-off.
     pub back_offs: u64,
-    /// Other failed attempts retried during the run.
+    /// Other failed attempts of a kind that is retried (5xx, timeouts, broken connections)
+    /// during the run.
     pub retries: u64,
     /// Whether the limit tuned itself.
     pub adaptive: bool,

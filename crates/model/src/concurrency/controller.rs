@@ -91,7 +91,7 @@ pub struct ConnectionStats {
     pub requests: u64,
     /// Rate limits (429, 529) received: each one a back-off.
     pub rate_limits: u64,
-    /// Other failed attempts that were retried (5xx, timeouts, broken connections).
+    /// Other failed attempts of a kind that is retried (5xx, timeouts, broken connections).
     pub retries: u64,
 }
 
@@ -412,8 +412,9 @@ impl ConcurrencyController {
         self.set_limit(&mut state, new, LimitChangeReason::RateLimit);
     }
 
-    /// Another failure that is retried (5xx, a timeout, a broken connection): counted, but it
-    /// neither grows nor cuts the limit (the request's eventual success is neutral).
+    /// Another failure of a kind that is retried (5xx, a timeout, a broken connection):
+    /// counted, but it neither grows nor cuts the limit (the request's eventual success is
+    /// neutral).
     pub fn retried(&self) {
         let mut state = self.state();
         state.retries = state.retries.saturating_add(1);
