@@ -7,7 +7,8 @@
 //! W6, see `w6.rs`), `sandbox` (tools, W7),
 //! `sandbox_docker` (tools with its `docker` feature, W7d), `sse`
 //! (providers: one long server-sent-event line, issue 30) and `merge` (eval: shard logs
-//! merged, issue 40, each measure in a child process of its own), which
+//! merged, issue 40, each measure in a child process of its own), `rate_limit` (providers:
+//! adaptive concurrency against a server enforcing a concurrency limit, issue 38), which
 //! print `RESULT {json}` lines; `w8` (mcp, W8, with the MCP Python SDK: `w8.rs`); the example
 //! `w0_first_call` (actuator, W0),
 //! spawned many times; and two builds (build cost). See `docs/benchmarks.md`.
@@ -51,8 +52,9 @@ options:
                         (default 1); each figure is the median
   --no-build-cost       skip them
   --only LIST           only these steps: comma-separated of w0,w1,w2,w3,w4,w5,w6,w7,w7d,w8,w9,
-                        sse, checkpoint, merge, build (passed on to the Python reference as its
-                        workloads W0, W1, …; sse, checkpoint and merge have no Python
+                        sse, checkpoint, merge, ratelimit, build (passed on to the Python
+                        reference as its workloads W0, W1, …; sse, checkpoint, merge and
+                        ratelimit have no Python
                         counterpart; w7d
                         is W7 in Docker, skipped without Docker unless named here or CI is set)";
 
@@ -190,7 +192,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let mut rust: BTreeMap<String, Measure> = BTreeMap::new();
 
     // The build-cost step builds in its own folders: `--only build` compiles no benchmark.
-    const BENCH_STEPS: [&str; 14] = [
+    const BENCH_STEPS: [&str; 15] = [
         "w0",
         "w1",
         "w2",
@@ -205,6 +207,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         "sse",
         "checkpoint",
         "merge",
+        "ratelimit",
     ];
     let bins = if BENCH_STEPS.iter().any(|s| options.runs(s)) {
         build(&root)?
@@ -347,6 +350,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
         if options.quick {
             cmd.arg("--quick");
         }
+        results(&capture(&mut cmd)?, &mut rust);
+    }
+    if options.runs("ratelimit") {
+        step(
+            "Rate limit: adaptive concurrency against a server taking 16 requests at once (100 ms each, 429 beyond), 400 requests",
+        );
+        let mut cmd = Command::new(bin("rate_limit")?);
+        cmd.args(["--runs", if options.quick { "1" } else { "3" }]);
         results(&capture(&mut cmd)?, &mut rust);
     }
     if options.build_cost() {

@@ -74,6 +74,7 @@ mod run;
 mod sample_events;
 mod sample_run;
 mod tally;
+mod throughput;
 mod watch;
 pub use eval_set::{EvalSetOptions, EvalSetRun, eval_set};
 pub use options::{EvalOptions, FailOnError, OperatorFor, StopSignal};

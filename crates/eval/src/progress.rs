@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use actuator_events::ModelRetryEvent;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::throughput::Throughput;
+
 /// Without a terminal, the longest a run that finishes samples goes without a line: a batch
 /// job's output file (a large shard, where 5 % is thousands of samples) shows it is alive.
 const LINE_AT_LEAST_EVERY: Duration = Duration::from_secs(30);
@@ -28,6 +30,8 @@ pub(crate) struct Progress {
     last_line_ms: AtomicU64,
     /// [`LINE_AT_LEAST_EVERY`], shorter in tests.
     line_every: Duration,
+    /// The model endpoints' counts at the start, for the throughput lines.
+    throughput: Throughput,
 }
 
 impl Progress {
@@ -67,16 +71,27 @@ impl Progress {
             started: Instant::now(),
             last_line_ms: AtomicU64::new(0),
             line_every: LINE_AT_LEAST_EVERY,
+            throughput: Throughput::start(),
         }
     }
 
+    /// The model endpoints' throughput since the run started.
+    pub(crate) fn throughput(&self) -> &Throughput {
+        &self.throughput
+    }
+
     fn message(&self) -> String {
-        format!(
+        let mut message = format!(
             "running {} · errors {} · tokens {}",
             self.running.load(Ordering::Relaxed),
             self.errors.load(Ordering::Relaxed),
             self.tokens.load(Ordering::Relaxed)
-        )
+        );
+        if let Some(throughput) = self.throughput.line() {
+            message.push_str(" · ");
+            message.push_str(&throughput);
+        }
+        message
     }
 
     pub(crate) fn started(&self) {
@@ -142,6 +157,19 @@ impl Progress {
     }
 
     pub(crate) fn done(&self) {
+        // Each model's throughput over the whole run, on a line of its own (before the bar
+        // finishes, so that the lines are above it).
+        for (model, throughput) in self.throughput.models() {
+            let line = format!("{}: {model}: {throughput}", self.task);
+            if let Some(bar) = &self.bar {
+                bar.println(line);
+            } else if let Some(lines) = &self.lines
+                && let Ok(mut out) = lines.lock()
+            {
+                // A closed standard error is no reason to stop an evaluation.
+                let _ = writeln!(out, "{line}");
+            }
+        }
         if let Some(bar) = &self.bar {
             bar.finish_with_message(self.message());
         }
@@ -227,6 +255,36 @@ mod tests {
             lines[19].starts_with("demo: 40/40 samples · running 0 · errors 1 · tokens 600 · "),
             "{}",
             lines[19]
+        );
+    }
+}
+
+#[cfg(test)]
+mod throughput_lines {
+    use super::testing::lines;
+    use actuator_model::concurrency::{ConnectionLimit, connection_controller};
+
+    #[test]
+    fn each_models_throughput_is_on_the_lines_and_on_one_of_its_own_at_the_end() {
+        let (progress, out) = lines("demo", 1);
+        let c = connection_controller("progress|lines", "t/progress", &ConnectionLimit::Fixed(2));
+        drop(c.try_acquire());
+        c.success(false);
+        c.rate_limited(None);
+        progress.started();
+        progress.finished(false, 0);
+        progress.done();
+        let text = out.text();
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("demo: 1/1 samples · running 0 · errors 0 · tokens 0 · ")
+                && first.contains("t/progress: "),
+            "{text}"
+        );
+        assert!(
+            text.lines().any(|l| l.starts_with("demo: t/progress: ")
+                && l.contains("requests/s, concurrency 2, 1 back-off")),
+            "{text}"
         );
     }
 }

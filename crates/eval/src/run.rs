@@ -322,6 +322,8 @@ pub(crate) async fn run_eval(
             started_at: started,
             completed_at: String::new(),
             model_usage: Map::new(),
+            connection_limit_history: Vec::new(),
+            model_throughput: Default::default(),
         },
         error: None,
         samples: None,
@@ -480,6 +482,8 @@ pub(crate) async fn run_eval(
     });
     header.stats.completed_at = iso(unix_now());
     header.stats.model_usage = usage_json(&tally.usage);
+    header.stats.connection_limit_history = progress.throughput().history();
+    header.stats.model_throughput = progress.throughput().models();
     if options.model.is_none()
         && let Some(model) = watch.model()
     {

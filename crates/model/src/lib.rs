@@ -10,6 +10,8 @@
 //! - the object-safe [`Model`] trait and the one value a call to it takes, [`GenerateRequest`]
 //!   (input, tools, tool choice, config, and the [`GenerateObserver`] that hears of a
 //!   provider's retries and the time it waits between them);
+//! - [`concurrency`]: how many requests go to one model endpoint at once, adaptive (the
+//!   reference's `adaptive_connections`) or fixed, shared by every user of the endpoint;
 //! - [`generate`] and [`resolve_tool_choice`], and the test models [`ScriptedModel`] and
 //!   [`FunctionModel`], the embedded default of the examples.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -48,6 +50,7 @@ pub use observe::{GenerateObserver, RetryReport, StreamDelta, ToolCallDelta};
 mod request;
 pub use request::GenerateRequest;
 
+pub mod concurrency;
 pub mod credentials;
 
 #[cfg(feature = "tls")]

@@ -135,6 +135,20 @@ pub trait GenerateObserver: Send + Sync {
     /// was dropped during it, a little longer when the timer fired late.
     fn waited(&self, report: &RetryReport, waited: Duration);
 
+    /// The request is about to wait, at most `slice`, for a slot of its endpoint's connection
+    /// limit ([`concurrency`](crate::concurrency); the reference's `sample_waiting_for`):
+    /// waiting, not working, until [`GenerateObserver::queued`] says how long it really took.
+    /// A long wait comes as several slices. Default: nothing.
+    fn queueing(&self, slice: Duration) {
+        let _ = slice;
+    }
+
+    /// The wait announced by [`GenerateObserver::queueing`] ended after `waited` (at most
+    /// about `slice`). Default: nothing.
+    fn queued(&self, slice: Duration, waited: Duration) {
+        let _ = (slice, waited);
+    }
+
     /// Whether this observer wants the deltas of a streamed response. A provider asks once per
     /// attempt and, when nobody wants them, neither builds nor reports any: streaming then
     /// costs what it did before deltas existed. Default: no.
@@ -176,4 +190,40 @@ pub(crate) async fn wait_reported(observer: Option<&dyn GenerateObserver>, repor
         started: Instant::now(),
     };
     tokio::time::sleep(wait).await;
+}
+
+/// How much of a wait for a connection slot is announced at a time: a working limit's
+/// deadline moves past each slice before it is waited, as it does past a retry's wait.
+pub(crate) const QUEUE_SLICE: Duration = Duration::from_secs(1);
+
+/// Runs `wait` (a wait for a connection slot), telling `observer` (if any) about it a
+/// [`QUEUE_SLICE`] at a time, so the time counts as waiting.
+pub(crate) async fn wait_queued<F: std::future::Future>(
+    observer: Option<&dyn GenerateObserver>,
+    wait: F,
+) -> F::Output {
+    let Some(observer) = observer else {
+        return wait.await;
+    };
+    /// Settles the slice also when the future is dropped during it.
+    struct Slice<'o> {
+        observer: &'o dyn GenerateObserver,
+        started: Instant,
+    }
+    impl Drop for Slice<'_> {
+        fn drop(&mut self) {
+            self.observer.queued(QUEUE_SLICE, self.started.elapsed());
+        }
+    }
+    let mut wait = std::pin::pin!(wait);
+    loop {
+        observer.queueing(QUEUE_SLICE);
+        let _slice = Slice {
+            observer,
+            started: Instant::now(),
+        };
+        if let Ok(output) = tokio::time::timeout(QUEUE_SLICE, wait.as_mut()).await {
+            return output;
+        }
+    }
 }

@@ -7,7 +7,7 @@ use actuator_tool_core::{ToolChoice, ToolInfo, TraceContext};
 
 use crate::config::{self, GenerateConfig};
 use crate::message::ChatMessage;
-use crate::observe::{GenerateObserver, RetryReport, wait_reported};
+use crate::observe::{GenerateObserver, RetryReport, wait_queued, wait_reported};
 
 /// The tool choice of a request that names none.
 static AUTO: ToolChoice = ToolChoice::Auto;
@@ -233,6 +233,39 @@ impl<'a> GenerateRequest<'a> {
     /// ```
     pub async fn wait_for_retry(&self, report: RetryReport) {
         wait_reported(self.observer, report).await;
+    }
+
+    /// What a provider wraps its wait for a connection slot in (see
+    /// [`concurrency`](crate::concurrency)): the request's observer hears of it a slice at a
+    /// time ([`GenerateObserver::queueing`], [`GenerateObserver::queued`]), so a run counts it
+    /// as waiting, not working time. A provider skips it when a slot is free at once.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use actuator_model::{GenerateObserver, GenerateRequest, RetryReport};
+    ///
+    /// #[derive(Default)]
+    /// struct Queued(Mutex<Duration>);
+    /// impl GenerateObserver for Queued {
+    ///     fn retrying(&self, _: &RetryReport) {}
+    ///     fn waited(&self, _: &RetryReport, _: Duration) {}
+    ///     fn queued(&self, _: Duration, waited: Duration) { *self.0.lock().unwrap() += waited; }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let queued = Queued::default();
+    /// let request = GenerateRequest::new(&[]).observer(&queued);
+    /// let n = request.wait_queued(async {
+    ///     tokio::time::sleep(Duration::from_millis(20)).await;
+    ///     7
+    /// }).await;
+    /// assert_eq!(n, 7);
+    /// assert!(*queued.0.lock().unwrap() >= Duration::from_millis(20));
+    /// # });
+    /// ```
+    pub async fn wait_queued<F: std::future::Future>(&self, wait: F) -> F::Output {
+        wait_queued(self.observer, wait).await
     }
 }
 

@@ -1,11 +1,14 @@
 //! The HTTP side shared by every provider: one `reqwest` client, JSON requests with retries,
 //! and HTTP failures turned into [`ProviderError`]s.
 
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use actuator_model::concurrency::{ConcurrencyController, connection_controller};
 use actuator_model::{ErrorCause, GenerateRequest, RetryReport};
 use actuator_tool_core::TraceContext;
 
@@ -64,6 +67,8 @@ pub(crate) struct Transport {
     max_event: usize,
     /// The credentials' values, redacted from every error text.
     secrets: Secrets,
+    /// The endpoint's limit on concurrent requests, shared with every transport to it.
+    connections: Option<Arc<ConcurrencyController>>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -152,7 +157,38 @@ impl Transport {
             retry,
             max_event,
             secrets,
+            connections: None,
         })
+    }
+
+    /// This transport with the concurrency controller of its endpoint for model `model`
+    /// (shown as `name`), as `options` set it ([`ModelOptions::connections`], adaptive by
+    /// default). The endpoint is the provider, the base URL, the model and a fingerprint of
+    /// the headers (so two accounts on one server are two endpoints, as the reference keys
+    /// by API key); the key holds no credential in clear.
+    ///
+    /// [`ModelOptions::connections`]: crate::ModelOptions::connections
+    pub(crate) fn with_connections(
+        mut self,
+        name: &str,
+        model: &str,
+        options: &crate::ModelOptions,
+    ) -> Self {
+        let mut fingerprint = std::hash::DefaultHasher::new();
+        self.base_url.hash(&mut fingerprint);
+        for (header, value) in &self.headers {
+            header.as_str().hash(&mut fingerprint);
+            value.as_bytes().hash(&mut fingerprint);
+        }
+        let key = format!(
+            "{}|{}|{model}|{:016x}",
+            self.provider,
+            self.shown_base_url(),
+            fingerprint.finish()
+        );
+        let limit = options.connections.clone().unwrap_or_default();
+        self.connections = Some(connection_controller(&key, name, &limit));
+        self
     }
 
     /// The base URL with any user and password in it replaced, for messages.
@@ -279,9 +315,25 @@ impl Transport {
     {
         let started = Instant::now();
         let mut n = 1u32;
+        let connections = self.connections.as_deref();
         loop {
+            // One slot per attempt: a request waiting out its backoff holds none, so the
+            // limit counts what is at the server.
+            let permit = match connections {
+                Some(c) => match c.try_acquire() {
+                    Some(permit) => Some(permit),
+                    // Queueing for a slot is waiting, not working time.
+                    None => Some(request.wait_queued(c.acquire()).await),
+                },
+                None => None,
+            };
             let mut error = match attempt().await {
-                Ok(value) => return Ok(value),
+                Ok(value) => {
+                    if let Some(c) = connections {
+                        c.success(n > 1);
+                    }
+                    return Ok(value);
+                }
                 Err(failure) => failure,
             };
             // A server may echo a credential back (a 401 quoting the key): never pass it on.
@@ -301,6 +353,16 @@ impl Transport {
                 Failure::Status(s) => self.status_error(url, s),
                 Failure::Other(e) => e.clone(),
             };
+            if let Some(c) = connections {
+                if is_back_off(&as_error) {
+                    c.rate_limited(as_error.retry_after());
+                } else if as_error.is_retryable() {
+                    c.retried();
+                }
+            }
+            // Only now, the cut and the pause in place: freed earlier, the slot could go to a
+            // queued request under the old limit.
+            drop(permit);
             if !as_error.is_retryable() || n >= self.retry.max_attempts {
                 return Err(error);
             }
@@ -485,6 +547,18 @@ impl Transport {
                 code: s.code.clone(),
             },
         }
+    }
+}
+
+/// Whether a failure tells the endpoint to send less: a rate limit that may be retried (429;
+/// not `insufficient_quota`) or Anthropic's overloaded (529). Other 5xx (503 included) and
+/// broken connections are retried without a cut, as the reference classifies them; unlike the
+/// reference, which counts 529 as transient, a 529 cuts too: the server asks for less.
+fn is_back_off(error: &ProviderError) -> bool {
+    match error {
+        ProviderError::RateLimited { retryable, .. } => *retryable,
+        ProviderError::Overloaded { status, .. } => *status == 529,
+        _ => false,
     }
 }
 

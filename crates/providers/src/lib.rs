@@ -26,6 +26,14 @@
 //!   exponential backoff and jitter ([`RetryPolicy`]), honouring `Retry-After`, each retry
 //!   logged through `tracing` and reported to the request's observer
 //!   ([`GenerateRequest::wait_for_retry`](actuator_model::GenerateRequest::wait_for_retry)).
+//! - **Concurrency** per endpoint (provider, base URL, model, credentials), shared by every
+//!   model object of the process that reaches it: by default the reference's adaptive
+//!   connections (start 20, between 10 and 100), growing while the provider keeps up and cut on
+//!   rate limits (429, 529); a rate limit's `Retry-After` holds the endpoint's new requests
+//!   until it has passed; a fixed limit is [`ConnectionLimit::Fixed`]
+//!   ([`ModelOptions::connections`]). Each HTTP attempt holds a slot; waiting for one is
+//!   reported to the request's observer, so a run counts it as waiting, not working time. See
+//!   [`actuator_model::concurrency`].
 //! - **Before sending**, the conversation is checked against the provider's rules (every tool
 //!   call answered, ids matching): a violation is a [`ProviderError::InvalidConversation`] that
 //!   says where, not a provider's 400.
@@ -44,6 +52,7 @@
 //!   reqwest's default TLS.
 //!
 //! [`ModelError::Api`]: actuator_model::ModelError::Api
+//! [`ConnectionLimit::Fixed`]: actuator_model::concurrency::ConnectionLimit::Fixed
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod builtin;

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actuator_model::concurrency::ConnectionLimit;
 use actuator_model::{GenerateConfig, ModelOutput};
 
 use crate::retry::RetryPolicy;
@@ -64,6 +65,8 @@ pub struct ModelOptions {
     pub env: Option<Arc<EnvLookup>>,
     /// The outputs `mockllm/model` returns ([`ModelOptions::script`]).
     pub script: Option<Vec<ModelOutput>>,
+    /// How many requests go to the endpoint at once ([`ModelOptions::connections`]).
+    pub connections: Option<ConnectionLimit>,
 }
 
 impl fmt::Debug for ModelOptions {
@@ -83,6 +86,7 @@ impl fmt::Debug for ModelOptions {
             .field("responses_api", &self.responses_api)
             .field("max_sse_event_bytes", &self.max_sse_event_bytes)
             .field("env", &self.env.as_ref().map(|_| "<custom>"))
+            .field("connections", &self.connections)
             .finish_non_exhaustive()
     }
 }
@@ -128,6 +132,28 @@ impl ModelOptions {
     #[must_use]
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = Some(retry);
+        self
+    }
+
+    /// How many requests go to the endpoint (provider, base URL, model, credentials) at once,
+    /// counted over every model object of the process that reaches it: every sample of an
+    /// evaluation shares one limit. Default: [`ConnectionLimit::Adaptive`] with the reference's
+    /// bounds (start 20, between 10 and 100), growing while the provider keeps up and cut on
+    /// rate limits (429, 529); [`ConnectionLimit::Fixed`] is the reference's
+    /// `max_connections`. The first model of an endpoint sets its limit for the process. See
+    /// [`actuator_model::concurrency`].
+    ///
+    /// ```
+    /// use actuator_model::concurrency::{AdaptiveConcurrency, ConnectionLimit};
+    /// use actuator_providers::ModelOptions;
+    /// let adaptive = ModelOptions::new()
+    ///     .connections(ConnectionLimit::Adaptive(AdaptiveConcurrency::new(1, 4, 64).unwrap()));
+    /// let fixed = ModelOptions::new().connections(ConnectionLimit::Fixed(8));
+    /// # let _ = (adaptive, fixed);
+    /// ```
+    #[must_use]
+    pub fn connections(mut self, limit: ConnectionLimit) -> Self {
+        self.connections = Some(limit);
         self
     }
 

@@ -292,6 +292,28 @@ impl GenerateObserver for RunObserver<'_> {
         }
     }
 
+    fn queueing(&self, slice: Duration) {
+        // In advance, as a retry's wait: the working deadline is past the slice while it lasts.
+        self.cx.record_waiting(slice);
+        if let Some(inner) = self.inner {
+            inner.queueing(slice);
+        }
+    }
+
+    fn queued(&self, slice: Duration, waited: Duration) {
+        if let Ok(mut w) = self.waited.lock() {
+            *w += waited;
+        }
+        if waited > slice {
+            self.cx.record_waiting(waited - slice);
+        } else {
+            self.cx.unrecord_waiting(slice - waited);
+        }
+        if let Some(inner) = self.inner {
+            inner.queued(slice, waited);
+        }
+    }
+
     fn waited(&self, report: &RetryReport, waited: Duration) {
         if let Ok(mut w) = self.waited.lock() {
             *w += waited;

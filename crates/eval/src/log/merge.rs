@@ -251,5 +251,26 @@ fn merged_header(first: &EvalLog, inputs: &[Input]) -> EvalLog {
     // A new evaluation: its own id, so that it never takes a shard's file name.
     merged.eval.eval_id = actuator_model::new_id().into_string();
     merged.stats.model_usage = usage;
+    // Every shard's limit changes, in time order, and their throughput added up over the
+    // merged run's span.
+    merged.stats.connection_limit_history = inputs
+        .iter()
+        .flat_map(|i| i.header.stats.connection_limit_history.iter().cloned())
+        .collect();
+    merged
+        .stats
+        .connection_limit_history
+        .sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
+    let span = match (
+        chrono::DateTime::parse_from_rfc3339(&merged.stats.started_at),
+        chrono::DateTime::parse_from_rfc3339(&merged.stats.completed_at),
+    ) {
+        (Ok(start), Ok(end)) => (end - start).num_milliseconds() as f64 / 1e3,
+        _ => 0.0,
+    };
+    merged.stats.model_throughput = crate::throughput::merge_throughput(
+        inputs.iter().map(|i| &i.header.stats.model_throughput),
+        span,
+    );
     merged
 }

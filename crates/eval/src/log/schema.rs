@@ -7,6 +7,11 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use std::collections::BTreeMap;
+
+pub use crate::throughput::ModelThroughput;
+pub use actuator_model::concurrency::{ConnectionLimitChange, LimitChangeReason};
+
 use crate::sample::{SampleId, Target};
 
 /// A whole log: the header, and the samples in the `.json` format.
@@ -180,6 +185,15 @@ pub struct EvalStats {
     /// Model name → usage.
     #[serde(default)]
     pub model_usage: Map<String, Value>,
+    /// The reference's `connection_limit_history`: each change of an adaptive connection
+    /// limit during the run, oldest first (absent when there was none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connection_limit_history: Vec<ConnectionLimitChange>,
+    /// Model name → its requests per second, connection limit and back-offs during the run
+    /// (absent when no model endpoint was used; not in the reference, whose reader ignores
+    /// it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub model_throughput: BTreeMap<String, ModelThroughput>,
 }
 
 /// An error, as the reference records one.

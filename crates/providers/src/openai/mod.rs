@@ -81,7 +81,8 @@ impl OpenAiChat {
             options.timeout,
             options.retry.clone().unwrap_or_default(),
             options.sse_event_limit(),
-        )?;
+        )?
+        .with_connections(name, &resolved.model, options);
         let resolved_openai = resolved.kind == Kind::OpenAi;
         let model = resolved.model;
         Ok(OpenAiChat {

@@ -4,6 +4,7 @@
 
 pub mod forced;
 pub mod openai;
+pub mod rate_limited;
 pub mod responses;
 pub mod servers;
 pub mod spec;
