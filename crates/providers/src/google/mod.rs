@@ -86,7 +86,8 @@ impl GoogleGemini {
             options.timeout,
             options.retry.clone().unwrap_or_default(),
             options.sse_event_limit(),
-        )?;
+        )?
+        .with_connections(name, &resolved.model, options);
         Ok(GoogleGemini {
             name: name.to_owned(),
             model: resolved.model,
