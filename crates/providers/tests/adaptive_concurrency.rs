@@ -218,7 +218,7 @@ fn controller_of(url: &str) -> Arc<actuator_model::concurrency::ConcurrencyContr
 }
 
 #[tokio::test]
-async fn anthropics_529_and_a_429_cut_the_limit_a_503_does_not() {
+async fn anthropics_529_and_a_429_of_openai_or_gemini_cut_the_limit_a_503_does_not() {
     use serde_json::json;
     let anthropic_ok = common::anthropic_ok(common::anthropic_message(
         json!([{"type": "text", "text": "ok"}]),
@@ -232,32 +232,52 @@ async fn anthropics_529_and_a_429_cut_the_limit_a_503_does_not() {
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
     let rate_limited = json!({"error": {"message": "Rate limit reached", "type": "requests", "param": null, "code": "rate_limit_exceeded"}});
     let unavailable = json!({"error": {"message": "Service unavailable", "type": "server_error", "param": null, "code": null}});
+    let gemini_ok = wiremock::ResponseTemplate::new(200).set_body_json(json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]
+    }));
+    let exhausted = json!({"error": {"code": 429, "message": "Quota exceeded.", "status": "RESOURCE_EXHAUSTED"}});
     let cases = [
         (
             failing_once(529, overloaded, anthropic_ok).await,
-            true,
+            "anthropic",
+            1,
+            0,
+        ),
+        (
+            failing_once(429, exhausted, gemini_ok).await,
+            "google",
             1,
             0,
         ),
         (
             failing_once(429, rate_limited, openai_ok.clone()).await,
-            false,
+            "openai",
             1,
             0,
         ),
-        (failing_once(503, unavailable, openai_ok).await, false, 0, 1),
+        (
+            failing_once(503, unavailable, openai_ok).await,
+            "openai",
+            0,
+            1,
+        ),
     ];
-    for (server, anthropic, back_offs, retries) in cases {
+    for (server, provider, back_offs, retries) in cases {
         let options = ModelOptions::new().retry(fast_retries(3));
-        let model = if anthropic {
-            options
+        let model = match provider {
+            "anthropic" => options
                 .api_key("sk-ant-test")
                 .base_url(server.uri())
                 .env(|_| None)
                 .build("anthropic/claude-test")
-                .unwrap()
-        } else {
-            model_at(&server.uri(), options)
+                .unwrap(),
+            "google" => options
+                .api_key("goog-test")
+                .base_url(format!("{}/v1beta", server.uri()))
+                .env(|_| None)
+                .build("google/gemini-test")
+                .unwrap(),
+            _ => model_at(&server.uri(), options),
         };
         let out = model
             .generate(GenerateRequest::new(&[ChatMessage::user("hi")]))
