@@ -196,3 +196,81 @@ async fn llama_cpp_constrains_a_real_models_answer_to_the_schema() {
     // A 135M model's arithmetic is not the point: the shape is.
     eprintln!("SmolLM2 answered {sum:?}");
 }
+
+/// The answer's schema with an optional property that is not nullable.
+fn report_schema() -> ResponseSchema {
+    ResponseSchema::new(
+        "Report",
+        json!({
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer", "description": "The total."},
+                "note": {"type": "string", "description": "A remark, if any."}
+            },
+            "required": ["total"]
+        }),
+    )
+}
+
+#[tokio::test]
+async fn openai_gets_the_schema_in_strict_form_and_the_answer_comes_back_without_its_nulls() {
+    let server = stub(answer(r#"{"total": 7, "note": null}"#)).await;
+    let model = model_at(&server.uri(), ModelOptions::new());
+    let input = [ChatMessage::user("What is 3 + 4?")];
+    let config = GenerateConfig::default().response_schema(report_schema());
+    let out = model
+        .generate(actuator_model::GenerateRequest::new(&input).config(&config))
+        .await
+        .unwrap();
+    // The null strict mode made the model write for the optional note is gone, so the
+    // answer follows the schema the caller gave.
+    assert_eq!(
+        serde_json::from_str::<Value>(&out.completion()).unwrap(),
+        json!({"total": 7})
+    );
+    let sent = &openai_requests(&server).await[0]["response_format"]["json_schema"];
+    assert_eq!(sent["strict"], true);
+    assert_eq!(sent["schema"]["required"], json!(["total", "note"]));
+    assert_eq!(sent["schema"]["additionalProperties"], false);
+    assert_eq!(
+        sent["schema"]["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
+}
+
+#[tokio::test]
+async fn a_schema_strict_mode_cannot_take_goes_non_strict_and_compatible_servers_get_it_as_given() {
+    // An open map: strict mode wants every object closed.
+    let map = ResponseSchema::new(
+        "Counts",
+        json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+    )
+    .strict(true);
+    let server = stub(answer(r#"{"a": 1}"#)).await;
+    let model = model_at(&server.uri(), ModelOptions::new());
+    let input = [ChatMessage::user("Count.")];
+    let config = GenerateConfig::default().response_schema(map.clone());
+    model
+        .generate(actuator_model::GenerateRequest::new(&input).config(&config))
+        .await
+        .unwrap();
+    let sent = &openai_requests(&server).await[0]["response_format"]["json_schema"];
+    assert_eq!(sent["strict"], false, "{sent}");
+    assert_eq!(sent["schema"], map.json_schema);
+
+    // A compatible server: the schema as the caller gave it.
+    let server = stub(answer(r#"{"total": 7}"#)).await;
+    let model = ModelOptions::new()
+        .base_url(format!("{}/v1", server.uri()))
+        .env(|_| None)
+        .build("vllm/qwen")
+        .unwrap();
+    let config = GenerateConfig::default().response_schema(report_schema());
+    model
+        .generate(actuator_model::GenerateRequest::new(&input).config(&config))
+        .await
+        .unwrap();
+    let sent = &openai_requests(&server).await[0]["response_format"]["json_schema"];
+    assert!(sent.get("strict").is_none(), "{sent}");
+    assert_eq!(sent["schema"], report_schema().json_schema);
+}

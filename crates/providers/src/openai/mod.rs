@@ -5,6 +5,7 @@ pub(crate) mod response;
 pub(crate) mod responses;
 pub(crate) mod responses_stream;
 pub(crate) mod stream;
+mod structured;
 
 use std::time::Instant;
 
@@ -122,9 +123,14 @@ impl OpenAiChat {
             },
         )
         .map_err(invalid)?;
-        let config = merged(&self.config, request.config);
+        let (config, strict_answer) = structured::prepare(
+            merged(&self.config, request.config),
+            self.flavor.openai && self.flavor.strict_tools,
+        );
         if self.responses_api {
-            return self.run_responses(request, &config).await;
+            let mut out = self.run_responses(request, &config).await?;
+            structured::restore(&mut out, strict_answer.as_ref());
+            return Ok(out);
         }
         let built = request::build(
             &self.model,
@@ -162,6 +168,7 @@ impl OpenAiChat {
         match result {
             Ok(mut out) => {
                 out.time = Some(started.elapsed().as_secs_f64());
+                structured::restore(&mut out, strict_answer.as_ref());
                 Ok(out)
             }
             Err(Failure::Other(e)) => Err(e),
