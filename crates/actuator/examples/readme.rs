@@ -145,6 +145,7 @@ async fn structured_example(model: std::sync::Arc<dyn actuator::model::Model>) -
 fn real_models() -> Result {
     let model = actuator::providers::get_model("openai/gpt-4.1-mini")?;      // OPENAI_API_KEY
     let model = actuator::providers::get_model("anthropic/claude-sonnet-4-5")?; // ANTHROPIC_API_KEY
+    let model = actuator::providers::get_model("google/gemini-2.5-flash")?;  // GOOGLE_API_KEY
     let model = actuator::providers::get_model("openai-api/together/meta-llama/Llama-3.3-70B")?; // TOGETHER_API_KEY, TOGETHER_BASE_URL
     let model = actuator::providers::get_model("vllm/Qwen/Qwen3-8B")?;       // VLLM_BASE_URL or localhost:8000
     Ok(())

@@ -1,75 +1,25 @@
-//! The Gemini provider (`google/…`, issue 38 §2) against a stub speaking the Gemini API: every
-//! request, response, stream piece and error body is checked against the schemas generated
-//! from Google's `google-genai` SDK (specs/gemini). Content, function calling with parallel
-//! calls and results, thinking with its signatures replayed, streaming, usage with cached and
-//! thinking tokens, structured output, and errors mapped to `ProviderError`.
+//! The Gemini provider (`google/…`, issue 38 §2) against a stub speaking the Gemini API, every
+//! request and response checked against the schemas generated from Google's `google-genai` SDK
+//! (specs/gemini): content, function calling with parallel calls and results, thinking with
+//! its signatures replayed, usage with cached and thinking tokens, structured output, content
+//! filters, and tool schemas and names as the API takes them. Streams, errors and endpoints are
+//! in `google_transport.rs`.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use actuator_model::{
-    ChatMessage, GenerateConfig, GenerateRequest, Model, ModelOutput, StopReason, ToolCallError,
+    ChatMessage, GenerateConfig, GenerateRequest, ModelOutput, StopReason, ToolCallError,
     generate_structured,
 };
-use actuator_providers::{ModelOptions, ProviderError, RetryPolicy};
+use actuator_providers::ModelOptions;
 use actuator_tool_core::{Content, ToolChoice, ToolErrorKind};
-use common::spec::{assert_valid, gemini};
+use common::gemini::{model_at, ok, requests, stub};
 use common::tools;
 use serde_json::{Value, json};
-use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
-
-const MODEL: &str = "gemini-2.5-flash";
-
-fn model_at(server: &MockServer, options: ModelOptions) -> Arc<dyn Model> {
-    options
-        .base_url(format!("{}/v1beta", server.uri()))
-        .env(|var| (var == "GOOGLE_API_KEY").then(|| "goog-test-key".to_owned()))
-        .retry(
-            RetryPolicy::default()
-                .max_attempts(3)
-                .backoff(Duration::from_millis(5), Duration::from_millis(20)),
-        )
-        .build(&format!("google/{MODEL}"))
-        .unwrap()
-}
-
-/// A valid response (checked against the schema).
-fn ok(body: Value) -> ResponseTemplate {
-    assert_valid(&gemini().response, &body, "GenerateContentResponse");
-    ResponseTemplate::new(200).set_body_json(body)
-}
-
-/// The request bodies the server received, each checked against the schema.
-async fn requests(server: &MockServer) -> Vec<Value> {
-    let bodies: Vec<Value> = server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
-        .collect();
-    for body in &bodies {
-        assert_valid(&gemini().request, body, "generateContent request");
-    }
-    bodies
-}
-
-async fn stub(response: ResponseTemplate) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(format!("/v1beta/models/{MODEL}:generateContent")))
-        .and(header("x-goog-api-key", "goog-test-key"))
-        .respond_with(response)
-        .mount(&server)
-        .await;
-    server
-}
 
 /// An answer that thought (a summary, then the signature on the first of two parallel calls).
 fn thinking_calls() -> Value {
@@ -247,166 +197,6 @@ async fn another_providers_reasoning_is_not_replayed() {
     );
 }
 
-/// Answers a streamed request with `pieces` as server-sent events.
-struct Streamed(Vec<Value>);
-
-impl Respond for Streamed {
-    fn respond(&self, _request: &Request) -> ResponseTemplate {
-        let mut body = String::new();
-        for piece in &self.0 {
-            assert_valid(
-                &gemini().response,
-                piece,
-                "GenerateContentResponse (stream piece)",
-            );
-            body.push_str(&format!("data: {piece}\r\n\r\n"));
-        }
-        ResponseTemplate::new(200)
-            .insert_header("content-type", "text/event-stream")
-            .set_body_string(body)
-    }
-}
-
-#[tokio::test]
-async fn a_stream_is_joined_into_the_same_output() {
-    let server = MockServer::start().await;
-    let piece = |parts: Value, finish: Option<&str>| {
-        let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
-        if let Some(f) = finish {
-            candidate["finishReason"] = json!(f);
-        }
-        json!({"candidates": [candidate], "modelVersion": MODEL})
-    };
-    let mut last = piece(json!([{"text": "!"}]), Some("STOP"));
-    last["usageMetadata"] =
-        json!({"promptTokenCount": 8, "candidatesTokenCount": 3, "totalTokenCount": 11});
-    Mock::given(method("POST"))
-        .and(path(format!(
-            "/v1beta/models/{MODEL}:streamGenerateContent"
-        )))
-        .respond_with(Streamed(vec![
-            piece(json!([{"text": "Thinking", "thought": true}]), None),
-            piece(json!([{"text": "Hel"}]), None),
-            piece(json!([{"text": "lo"}]), None),
-            last,
-        ]))
-        .mount(&server)
-        .await;
-    let model = model_at(&server, ModelOptions::new().stream(true));
-    let input = [ChatMessage::user("Hi")];
-    let out = model.generate(GenerateRequest::new(&input)).await.unwrap();
-    assert_eq!(out.completion(), "Hello!");
-    assert_eq!(out.stop_reason(), Some(StopReason::Stop));
-    assert_eq!(out.usage.unwrap().total_tokens, 11);
-    let MessageContentParts(parts) = parts_of(&out);
-    assert!(matches!(&parts[0], Content::Reasoning { reasoning, .. } if reasoning == "Thinking"));
-    let received = server.received_requests().await.unwrap();
-    assert_eq!(received[0].url.query(), Some("alt=sse"));
-    requests(&server).await;
-}
-
-#[tokio::test]
-async fn a_stream_that_ends_without_a_finish_reason_is_retried_then_an_error() {
-    let server = MockServer::start().await;
-    let calls = Arc::new(AtomicUsize::new(0));
-    struct Cut(Arc<AtomicUsize>);
-    impl Respond for Cut {
-        fn respond(&self, _: &Request) -> ResponseTemplate {
-            self.0.fetch_add(1, Ordering::SeqCst);
-            ResponseTemplate::new(200)
-                .insert_header("content-type", "text/event-stream")
-                .set_body_string(format!(
-                    "data: {}\r\n\r\n",
-                    json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Hel"}]}}]})
-                ))
-        }
-    }
-    Mock::given(method("POST"))
-        .and(path(format!(
-            "/v1beta/models/{MODEL}:streamGenerateContent"
-        )))
-        .respond_with(Cut(calls.clone()))
-        .mount(&server)
-        .await;
-    let model = model_at(&server, ModelOptions::new().stream(true));
-    let input = [ChatMessage::user("Hi")];
-    let err = model
-        .generate(GenerateRequest::new(&input))
-        .await
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("ended before the response was complete"),
-        "{err}"
-    );
-    assert_eq!(calls.load(Ordering::SeqCst), 3);
-}
-
-fn error_body(code: u16, status: &str, message: &str) -> ResponseTemplate {
-    let body = json!({"error": {"code": code, "message": message, "status": status}});
-    assert_valid(&gemini().error, &body, "Gemini error");
-    ResponseTemplate::new(code).set_body_json(body)
-}
-
-#[tokio::test]
-async fn errors_map_to_provider_errors_with_the_apis_message() {
-    let server = stub(error_body(
-        400,
-        "INVALID_ARGUMENT",
-        "Invalid JSON payload received.",
-    ))
-    .await;
-    let model = model_at(&server, ModelOptions::new());
-    let input = [ChatMessage::user("Hi")];
-    let err = model
-        .generate(GenerateRequest::new(&input))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err.downcast_ref::<ProviderError>(), Some(ProviderError::BadRequest { status: 400, message, .. }) if message == "Invalid JSON payload received."),
-        "{err:?}"
-    );
-
-    // Rate limits are retried, then reported as such.
-    let limited = stub(error_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded.")).await;
-    let model = model_at(&limited, ModelOptions::new());
-    let err = model
-        .generate(GenerateRequest::new(&input))
-        .await
-        .unwrap_err();
-    assert_eq!(limited.received_requests().await.unwrap().len(), 3);
-    assert!(err.to_string().contains("Quota exceeded."), "{err}");
-
-    // A prompt over the context window is a model_length output, as the reference has it.
-    let long = stub(error_body(
-        400,
-        "INVALID_ARGUMENT",
-        "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
-    ))
-    .await;
-    let out = model_at(&long, ModelOptions::new())
-        .generate(GenerateRequest::new(&input))
-        .await
-        .unwrap();
-    assert_eq!(out.stop_reason(), Some(StopReason::ModelLength));
-}
-
-#[tokio::test]
-async fn a_missing_key_names_the_variable() {
-    let Err(err) = ModelOptions::new()
-        .env(|_| None)
-        .build("google/gemini-2.5-flash")
-    else {
-        panic!("built without a key")
-    };
-    assert!(err.to_string().contains("GOOGLE_API_KEY"), "{err}");
-    // GEMINI_API_KEY is read too.
-    ModelOptions::new()
-        .env(|var| (var == "GEMINI_API_KEY").then(|| "k".to_owned()))
-        .build("google/gemini-2.5-flash")
-        .unwrap();
-}
-
 #[tokio::test]
 async fn structured_output_sends_the_json_schema_and_reads_the_answer() {
     #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
@@ -492,56 +282,6 @@ async fn the_dialects_tool_schemas_are_ones_the_apis_schema_accepts() {
     let parameters = &sent["tools"][0]["functionDeclarations"][0]["parameters"];
     assert_eq!(parameters["type"], "OBJECT");
     assert_eq!(parameters["properties"]["tags"]["items"]["type"], "STRING");
-}
-
-#[tokio::test]
-async fn vertex_ai_sends_the_access_token_as_a_bearer_token_to_the_projects_endpoint() {
-    let server = MockServer::start().await;
-    let base = "/v1/projects/proj/locations/europe-west4/publishers/google";
-    Mock::given(method("POST"))
-        .and(path(format!("{base}/models/{MODEL}:generateContent")))
-        .and(header("authorization", "Bearer ya29.token"))
-        .respond_with(ok(json!({
-            "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]
-        })))
-        .mount(&server)
-        .await;
-    let uri = server.uri();
-    let model = ModelOptions::new()
-        .env(move |var| {
-            Some(match var {
-                "GOOGLE_GENAI_USE_VERTEXAI" => "true".to_owned(),
-                "GOOGLE_CLOUD_PROJECT" => "proj".to_owned(),
-                "GOOGLE_CLOUD_LOCATION" => "europe-west4".to_owned(),
-                "GOOGLE_CLOUD_ACCESS_TOKEN" => "ya29.token".to_owned(),
-                "GOOGLE_BASE_URL" => format!("{uri}{base}"),
-                _ => return None,
-            })
-        })
-        .retry(RetryPolicy::none())
-        .build(&format!("google/{MODEL}"))
-        .unwrap();
-    let out = model
-        .generate(GenerateRequest::new(&[ChatMessage::user("Hi")]))
-        .await
-        .unwrap();
-    assert_eq!(out.completion(), "ok");
-    let received = server.received_requests().await.unwrap();
-    assert!(received[0].headers.get("x-goog-api-key").is_none());
-}
-
-#[tokio::test]
-async fn a_body_that_is_no_answer_is_an_error_not_an_empty_answer() {
-    let server =
-        stub(ResponseTemplate::new(200).set_body_json(json!({"echo": "hi", "content": 1}))).await;
-    let err = model_at(&server, ModelOptions::new())
-        .generate(GenerateRequest::new(&[ChatMessage::user("Hi")]))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err.downcast_ref::<ProviderError>(), Some(ProviderError::MalformedResponse { message, .. }) if message.contains("no candidate")),
-        "{err:?}"
-    );
 }
 
 #[tokio::test]

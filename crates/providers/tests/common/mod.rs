@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::panic, clippy::unwrap_used, clippy::print_stderr)]
 
 pub mod forced;
+pub mod gemini;
 pub mod openai;
 pub mod rate_limited;
 pub mod responses;
