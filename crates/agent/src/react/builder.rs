@@ -190,9 +190,12 @@ impl ReactBuilder {
     /// from one that ran out of turns while working.
     ///
     /// ```
+    /// use std::sync::Arc;
     /// use actuator_agent::react;
-    /// let agent = react().malformed_call_retries(Some(5)).build().unwrap();
-    /// let unbounded = react().malformed_call_retries(None).build().unwrap();
+    /// use actuator_model::ScriptedModel;
+    /// let model = Arc::new(ScriptedModel::new([]));
+    /// let agent = react().model(model.clone()).malformed_call_retries(Some(5)).build().unwrap();
+    /// let unbounded = react().model(model).malformed_call_retries(None).build().unwrap();
     /// # let _ = (agent, unbounded);
     /// ```
     #[must_use]
