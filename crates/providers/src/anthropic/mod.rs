@@ -77,17 +77,7 @@ impl AnthropicMessages {
         if let Some(key) = &resolved.key {
             headers.push(("x-api-key".to_owned(), key.clone()));
         }
-        headers.extend(options.headers.iter().cloned());
-        let transport = Transport::new(
-            resolved.service,
-            resolved.key_var,
-            &resolved.base_url,
-            &headers,
-            options.timeout,
-            options.retry.clone().unwrap_or_default(),
-            options.sse_event_limit(),
-        )?
-        .with_connections(name, &resolved.model, options);
+        let transport = Transport::for_model(name, &resolved, headers, options)?;
         Ok(AnthropicMessages {
             name: name.to_owned(),
             model: resolved.model,

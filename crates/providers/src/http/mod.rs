@@ -145,6 +145,28 @@ impl Transport {
         })
     }
 
+    /// The transport of model `name` at `resolved`: the provider's own credential headers
+    /// (`own`), then the user's ([`ModelOptions::headers`](crate::ModelOptions)), with the
+    /// options' timeout, retries and event limit, and its endpoint's connection slots.
+    pub(crate) fn for_model(
+        name: &str,
+        resolved: &crate::resolve::Resolved,
+        mut own: Vec<(String, String)>,
+        options: &crate::ModelOptions,
+    ) -> Result<Self, ProviderError> {
+        own.extend(options.headers.iter().cloned());
+        Ok(Transport::new(
+            resolved.service.clone(),
+            resolved.key_var.clone(),
+            &resolved.base_url,
+            &own,
+            options.timeout,
+            options.retry.clone().unwrap_or_default(),
+            options.sse_event_limit(),
+        )?
+        .with_connections(name, &resolved.model, options))
+    }
+
     /// This transport with the concurrency controller of its endpoint for model `model`
     /// (shown as `name`), as `options` set it ([`ModelOptions::connections`], adaptive by
     /// default). The endpoint is the provider, the base URL, the model and a fingerprint of

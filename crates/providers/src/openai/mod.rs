@@ -73,17 +73,7 @@ impl OpenAiChat {
         if let Some(key) = &resolved.key {
             headers.push(("authorization".to_owned(), format!("Bearer {key}")));
         }
-        headers.extend(options.headers.iter().cloned());
-        let transport = Transport::new(
-            resolved.service,
-            resolved.key_var,
-            &resolved.base_url,
-            &headers,
-            options.timeout,
-            options.retry.clone().unwrap_or_default(),
-            options.sse_event_limit(),
-        )?
-        .with_connections(name, &resolved.model, options);
+        let transport = Transport::for_model(name, &resolved, headers, options)?;
         let resolved_openai = resolved.kind == Kind::OpenAi;
         let model = resolved.model;
         Ok(OpenAiChat {
